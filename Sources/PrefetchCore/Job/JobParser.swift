@@ -1,0 +1,96 @@
+import Foundation
+
+/// Turns the strings users push onto the queue into jobs.
+///
+/// A job is either a bare URL (`https://example.com/a.jpg`) or a JSON object with a
+/// `url` field and optional fields (see docs/protocol.md). Anything else is rejected
+/// with a reason that goes to the dead-letter list.
+public enum JobParser {
+    public static func parse(_ raw: String) throws(JobParseError) -> Job {
+        let text = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty else { throw .empty }
+        guard text.hasPrefix("{") || text.hasPrefix("[") || text.hasPrefix("\"") else {
+            return Job(raw: raw, url: try url(text))
+        }
+        return try parseJSON(text, raw: raw)
+    }
+
+    private static func url(_ text: String) throws(JobParseError) -> NormalizedURL {
+        do {
+            return try NormalizedURL(parsing: text)
+        } catch {
+            throw .invalidURL(error)
+        }
+    }
+
+    private static func parseJSON(_ text: String, raw: String) throws(JobParseError) -> Job {
+        let value: Any
+        do {
+            value = try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])
+        } catch {
+            throw .malformedJSON
+        }
+        guard let object = value as? [String: Any] else { throw .notAnObject }
+        guard let urlValue = object["url"] else { throw .missingField("url") }
+        guard let urlText = urlValue as? String else { throw .wrongType(field: "url", expected: "a string") }
+
+        let id = try optionalString(object, "id")
+        let key = try optionalString(object, "key")
+        if let key, key.isEmpty { throw .wrongType(field: "key", expected: "a non-empty string") }
+
+        var priority = Job.Priority.normal
+        if let p = object["priority"] {
+            guard let name = p as? String, let parsed = Job.Priority(name: name) else {
+                throw .wrongType(field: "priority", expected: "one of high, normal, low")
+            }
+            priority = parsed
+        }
+        return Job(
+            raw: raw, url: try url(urlText.trimmingCharacters(in: .whitespaces)), id: id, customKey: key,
+            priority: priority,
+            retryFailed: try optionalBool(object, "retry_failed"),
+            refresh: try optionalBool(object, "refresh")
+        )
+    }
+
+    private static func optionalString(_ object: [String: Any], _ field: String) throws(JobParseError) -> String? {
+        guard let value = object[field], !(value is NSNull) else { return nil }
+        guard let s = value as? String else { throw .wrongType(field: field, expected: "a string") }
+        return s
+    }
+
+    private static func optionalBool(_ object: [String: Any], _ field: String) throws(JobParseError) -> Bool {
+        guard let value = object[field], !(value is NSNull) else { return false }
+        // JSONSerialization decodes JSON booleans as NSNumber; reject 0/1 so a typo is caught.
+        guard let number = value as? NSNumber, CFGetTypeIDIfAvailable(number) else {
+            throw .wrongType(field: field, expected: "true or false")
+        }
+        return number.boolValue
+    }
+
+    private static func CFGetTypeIDIfAvailable(_ number: NSNumber) -> Bool {
+        // On Linux a JSON boolean arrives as an NSNumber whose objCType is "c".
+        String(cString: number.objCType) == "c"
+    }
+}
+
+/// Why a queued string is not a job. The description is stored in the dead-letter entry.
+public enum JobParseError: Error, Equatable, CustomStringConvertible, Sendable {
+    case empty
+    case malformedJSON
+    case notAnObject
+    case missingField(String)
+    case wrongType(field: String, expected: String)
+    case invalidURL(NormalizedURL.URLError)
+
+    public var description: String {
+        switch self {
+        case .empty: "empty job"
+        case .malformedJSON: "job looks like JSON but does not parse"
+        case .notAnObject: "JSON job must be an object with a \"url\" field"
+        case .missingField(let f): "JSON job has no \"\(f)\" field"
+        case .wrongType(let f, let expected): "field \"\(f)\" must be \(expected)"
+        case .invalidURL(let e): e.description
+        }
+    }
+}

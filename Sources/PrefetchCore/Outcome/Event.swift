@@ -1,0 +1,55 @@
+/// The JSON document published for every outcome (see docs/protocol.md, "Events").
+public enum Event {
+    public static func json(for outcome: Outcome, worker: String, time: Double) -> String {
+        var w = JSONWriter()
+        switch outcome.result {
+        case .completed: w.field("event", "completed")
+        case .failed: w.field("event", "failed")
+        case .deadLettered: w.field("event", "dead")
+        }
+        if let job = outcome.job {
+            w.field("url", job.url.string)
+            w.field("key", job.cacheKey)
+            w.field("id", job.id)
+        }
+        switch outcome.result {
+        case .completed(let c):
+            w.field("source", c.source.rawValue)
+            w.field("status", c.httpStatus)
+            w.field("bytes", c.bytes)
+            w.field("content_type", c.contentType)
+            w.field("path", c.path)
+        case .failed(let f):
+            w.field("kind", f.kind.rawValue)
+            w.field("reason", f.reason)
+            w.field("status", f.httpStatus)
+        case .deadLettered(let reason):
+            w.field("reason", reason)
+            w.field("job", outcome.rawJob)
+        }
+        w.field("duration_ms", Int((outcome.durationSeconds * 1000).rounded()))
+        w.field("worker", worker)
+        w.field("time", (time * 1000).rounded() / 1000)
+        return w.finish()
+    }
+
+    /// The entry pushed onto the dead-letter list: the job as received and why it was refused.
+    public static func deadLetterJSON(rawJob: String, reason: String, worker: String, time: Double) -> String {
+        var w = JSONWriter()
+        w.field("job", rawJob)
+        w.field("reason", reason)
+        w.field("worker", worker)
+        w.field("time", (time * 1000).rounded() / 1000)
+        return w.finish()
+    }
+
+    /// The value stored beside a failed URL in the failed-reasons hash.
+    public static func failureRecordJSON(_ failure: Failure, worker: String, time: Double) -> String {
+        var w = JSONWriter()
+        w.field("reason", failure.reason)
+        w.field("status", failure.httpStatus)
+        w.field("worker", worker)
+        w.field("time", (time * 1000).rounded() / 1000)
+        return w.finish()
+    }
+}
