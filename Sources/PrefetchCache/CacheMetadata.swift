@@ -10,12 +10,14 @@ public struct CacheMetadata: Sendable, Equatable, Codable {
     public var etag: String?
     public var lastModified: String?
     public var httpStatus: Int?
+    /// The body's type sniffed from its first bytes (`jpeg`, `png`, `gif`, `webp`, `unknown`).
+    public var format: String?
     /// Seconds since 1970 when the body was stored.
     public var storedAt: Double
 
     public init(
         url: String, key: String, size: Int, contentType: String? = nil, etag: String? = nil,
-        lastModified: String? = nil, httpStatus: Int? = nil, storedAt: Double
+        lastModified: String? = nil, httpStatus: Int? = nil, format: String? = nil, storedAt: Double
     ) {
         self.url = url
         self.key = key
@@ -24,6 +26,7 @@ public struct CacheMetadata: Sendable, Equatable, Codable {
         self.etag = etag
         self.lastModified = lastModified
         self.httpStatus = httpStatus
+        self.format = format
         self.storedAt = storedAt
     }
 
@@ -33,6 +36,7 @@ public struct CacheMetadata: Sendable, Equatable, Codable {
         case etag
         case lastModified = "last_modified"
         case httpStatus = "status"
+        case format
         case storedAt = "stored_at"
     }
 
@@ -45,6 +49,7 @@ public struct CacheMetadata: Sendable, Equatable, Codable {
         w.field("etag", etag)
         w.field("last_modified", lastModified)
         w.field("status", httpStatus)
+        w.field("format", format)
         w.field("stored_at", storedAt)
         return w.finish()
     }

@@ -18,9 +18,13 @@ public enum RedisError: Error, Equatable, CustomStringConvertible, Sendable {
         }
     }
 
-    /// True when the connection is unusable and must be reopened.
+    /// True when the connection is unusable or the server is briefly unavailable
+    /// (still loading its dataset after a restart): reconnect and try again.
     public var isConnectionError: Bool {
-        if case .connection = self { return true }
-        return false
+        switch self {
+        case .connection: return true
+        case .server(let m): return m.hasPrefix("LOADING") || m.hasPrefix("MASTERDOWN") || m.hasPrefix("TRYAGAIN")
+        default: return false
+        }
     }
 }

@@ -6,6 +6,7 @@ public enum Event {
         case .completed: w.field("event", "completed")
         case .failed: w.field("event", "failed")
         case .deadLettered: w.field("event", "dead")
+        case .returnToQueue: w.field("event", "returned")
         }
         if let job = outcome.job {
             w.field("url", job.url.string)
@@ -26,6 +27,8 @@ public enum Event {
         case .deadLettered(let reason):
             w.field("reason", reason)
             w.field("job", outcome.rawJob)
+        case .returnToQueue:
+            break
         }
         w.field("duration_ms", Int((outcome.durationSeconds * 1000).rounded()))
         w.field("worker", worker)

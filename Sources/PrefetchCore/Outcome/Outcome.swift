@@ -29,6 +29,8 @@ public struct Outcome: Sendable {
         case failed(Failure)
         /// The job could not be parsed; it goes to the dead-letter list.
         case deadLettered(reason: String)
+        /// Not processed (the worker is stopping); the job goes back to the queue.
+        case returnToQueue
     }
 
     /// The string taken from the queue, removed from the processing list once recorded.

@@ -1,0 +1,58 @@
+import CCurl
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The state of one running transfer. Owned by the downloader's thread from start to end;
+/// curl's callbacks reach it through an unmanaged pointer.
+/// `@unchecked Sendable`: the submitting thread hands it over through the pending queue
+/// and never touches it again; from then on only the downloader thread does.
+final class Transfer: @unchecked Sendable {
+    let request: TransferRequest
+    let completion: @Sendable (TransferResponse) -> Void
+    let maxBodyBytes: Int
+    var easy: UnsafeMutableRawPointer?
+    var headerList: UnsafeMutablePointer<curl_slist>?
+    var bytesWritten = 0
+    /// The first bytes of the body, kept so the format can be sniffed without rereading.
+    var head: [UInt8] = []
+    var stopReason: TransferError.Reason?
+
+    init(request: TransferRequest, maxBodyBytes: Int, completion: @escaping @Sendable (TransferResponse) -> Void) {
+        self.request = request
+        self.maxBodyBytes = maxBodyBytes
+        self.completion = completion
+    }
+
+    /// Called by curl for each chunk of the body. Returning less than `count` aborts.
+    func write(_ data: UnsafeRawPointer, count: Int) -> Int {
+        if bytesWritten + count > maxBodyBytes {
+            // The Content-Length check (CURLOPT_MAXFILESIZE) misses absent or lying headers.
+            stopReason = .bodyTooLarge(limit: maxBodyBytes)
+            return 0
+        }
+        if head.count < TransferResponse.headLength {
+            let take = min(count, TransferResponse.headLength - head.count)
+            head.append(contentsOf: UnsafeRawBufferPointer(start: data, count: take))
+        }
+        var offset = 0
+        while offset < count {
+            let n = Glibc.write(request.fileDescriptor, data + offset, count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                stopReason = .writeFailed(errno: errno)
+                return 0
+            }
+            offset += n
+        }
+        bytesWritten += count
+        return count
+    }
+}
+
+/// curl's write callback: a plain non-capturing function, as C requires.
+let transferWriteCallback: prefetch_data_callback = { pointer, size, count, userdata in
+    guard let pointer, let userdata else { return 0 }
+    let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
+    return transfer.write(UnsafeRawPointer(pointer), count: size * count)
+}

@@ -1,0 +1,71 @@
+import Foundation
+import PrefetchCore
+import PrefetchRedis
+import Synchronization
+
+/// Takes jobs from Redis on its own thread and connection. It takes only as many as the
+/// in-flight gate allows, first in one non-blocking batch, then by blocking briefly.
+final class JobIntake: Sendable {
+    struct Settings: Sendable {
+        var keys: RedisKeys
+        var worker: String
+        var url: RedisURL
+        /// Server-side wait of one blocking take, in seconds. Well below the socket timeout.
+        var blockTimeout: Double
+        var maxBatch: Int
+    }
+
+    private let settings: Settings
+    private let gate: InFlightGate
+    private let stopping = Atomic<Bool>(false)
+    private let finished = DispatchSemaphore(value: 0)
+    private let deliver: @Sendable (String) -> Void
+
+    init(settings: Settings, gate: InFlightGate, deliver: @escaping @Sendable (String) -> Void) {
+        self.settings = settings
+        self.gate = gate
+        self.deliver = deliver
+    }
+
+    func start() {
+        let thread = Thread { [self] in run() }
+        thread.name = "prefetchd-intake"
+        thread.start()
+    }
+
+    /// Stops taking jobs; returns once the thread has delivered its last batch.
+    func stop() {
+        stopping.store(true, ordering: .relaxed)
+        finished.wait()
+    }
+
+    private func run() {
+        let redis = ReconnectingRedis(url: settings.url, role: "intake", shouldStop: { [self] in
+            stopping.load(ordering: .relaxed)
+        })
+        while !stopping.load(ordering: .relaxed) {
+            let free = gate.waitForFreeSlots(timeout: 0.5)
+            guard free > 0, !stopping.load(ordering: .relaxed) else { continue }
+            let jobs: [String]
+            do {
+                jobs = try redis.run { conn throws(RedisError) in try take(upTo: min(free, settings.maxBatch), conn) }
+            } catch {
+                if !stopping.load(ordering: .relaxed) {
+                    Log.error("intake: \(error)")
+                    Thread.sleep(forTimeInterval: 1)
+                }
+                continue
+            }
+            gate.acquire(jobs.count)
+            for job in jobs { deliver(job) }
+        }
+        finished.signal()
+    }
+
+    private func take(upTo count: Int, _ conn: RedisConnection) throws(RedisError) -> [String] {
+        let s = settings
+        let batch = try QueueCommands.jobs(from: conn.command(QueueCommands.takeBatch(s.keys, worker: s.worker, count: count)))
+        if !batch.isEmpty { return batch }
+        return try QueueCommands.jobs(from: conn.command(QueueCommands.takeBlocking(s.keys, worker: s.worker, timeout: s.blockTimeout)))
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import PrefetchCore
+import PrefetchRedis
+import PrefetchWorker
+
+/// `prefetchd worker`: runs one worker until SIGTERM or SIGINT.
+enum WorkerCommand {
+    static let usage = """
+        usage: prefetchd worker [options]
+
+          --redis URL            redis:// or unix:// URL     [PREFETCH_REDIS_URL]  default redis://127.0.0.1:6379
+          --prefix P             key prefix                   [PREFETCH_PREFIX]     default prefetch
+          --cache-dir DIR        shared cache directory       [PREFETCH_CACHE_DIR]  default ~/.cache/prefetchd
+          --worker-id ID         name in events and keys      [PREFETCH_WORKER_ID]  default <host>-<pid>-<random>
+          --concurrency N        transfers at once            [PREFETCH_CONCURRENCY] default 64
+          --per-host N           connections per host, 0=any  [PREFETCH_PER_HOST]   default 16
+          --max-in-flight N      jobs held at once            [PREFETCH_MAX_IN_FLIGHT] default 2 × concurrency
+          --connect-timeout S    connect timeout, seconds     [PREFETCH_CONNECT_TIMEOUT] default 10
+          --timeout S            whole-transfer timeout       [PREFETCH_TIMEOUT]    default 300
+          --max-body-size SIZE   largest body (K/M/G)         [PREFETCH_MAX_BODY_SIZE] default 1G
+          --max-redirects N      redirects followed           [PREFETCH_MAX_REDIRECTS] default 5
+          --grace S              shutdown grace period        [PREFETCH_GRACE]      default 30
+          --log-level L          debug|info|warning|error     [PREFETCH_LOG_LEVEL]  default info
+        """
+
+    static let valued: Set<String> = [
+        "redis", "prefix", "cache-dir", "worker-id", "concurrency", "per-host", "max-in-flight",
+        "connect-timeout", "timeout", "max-body-size", "max-redirects", "grace", "log-level",
+    ]
+
+    static func configuration(_ o: Options) throws -> Worker.Configuration {
+        var c = Worker.Configuration(cacheDirectory: o.string("cache-dir", env: "PREFETCH_CACHE_DIR", default: defaultCacheDirectory(o))!)
+        c.redisURL = try RedisURL(parsing: o.string("redis", env: "PREFETCH_REDIS_URL", default: RedisURL.defaultString)!)
+        c.keys = RedisKeys(prefix: o.string("prefix", env: "PREFETCH_PREFIX", default: "prefetch")!)
+        if let id = o.string("worker-id", env: "PREFETCH_WORKER_ID") { c.workerID = id }
+        c.downloader.maxConcurrentTransfers = max(1, try o.int("concurrency", env: "PREFETCH_CONCURRENCY", default: c.downloader.maxConcurrentTransfers))
+        c.downloader.maxConnectionsPerHost = try o.int("per-host", env: "PREFETCH_PER_HOST", default: c.downloader.maxConnectionsPerHost)
+        c.maxJobsInFlight = try o.int("max-in-flight", env: "PREFETCH_MAX_IN_FLIGHT", default: 0)
+        c.downloader.connectTimeout = try o.seconds("connect-timeout", env: "PREFETCH_CONNECT_TIMEOUT", default: c.downloader.connectTimeout)
+        c.downloader.totalTimeout = try o.seconds("timeout", env: "PREFETCH_TIMEOUT", default: c.downloader.totalTimeout)
+        c.downloader.maxBodyBytes = try o.bytes("max-body-size", env: "PREFETCH_MAX_BODY_SIZE", default: c.downloader.maxBodyBytes)
+        c.downloader.maxRedirects = try o.int("max-redirects", env: "PREFETCH_MAX_REDIRECTS", default: c.downloader.maxRedirects)
+        c.shutdownGracePeriod = try o.seconds("grace", env: "PREFETCH_GRACE", default: c.shutdownGracePeriod)
+        return c
+    }
+
+    static func defaultCacheDirectory(_ o: Options) -> String {
+        if let xdg = o.environment["XDG_CACHE_HOME"], !xdg.isEmpty { return xdg + "/prefetchd" }
+        return (o.environment["HOME"] ?? ".") + "/.cache/prefetchd"
+    }
+
+    static func run(_ args: [String]) throws -> Int32 {
+        let o = try Options(args, valued: valued)
+        guard o.positional.isEmpty else { throw Options.UsageError(description: "unexpected argument '\(o.positional[0])'") }
+        if let name = o.string("log-level", env: "PREFETCH_LOG_LEVEL") {
+            guard let level = Log.Level(name: name) else { throw Options.UsageError(description: "unknown log level '\(name)'") }
+            Log.setLevel(level)
+        }
+        let worker = try Worker(configuration: configuration(o))
+        let stopped = DispatchSemaphore(value: 0)
+        let signals = SignalHandler(onFirst: {
+            Log.info("signal received: stopping gracefully (send again to exit at once)")
+            worker.stop()
+            stopped.signal()
+        }, onSecond: {
+            // Jobs still in the processing list stay there for recovery; none is lost.
+            Log.warning("second signal: exiting now")
+            exit(130)
+        })
+        worker.start()
+        stopped.wait()
+        withExtendedLifetime(signals) {}
+        return 0
+    }
+}

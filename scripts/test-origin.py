@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""A loopback HTTP origin for prefetchd's integration tests.
+
+It serves files from a directory and counts every request, so tests can assert how many
+requests reached the origin. Paths:
+
+  GET /files/<name>           the file <root>/<name> (404 if absent); ETag and Last-Modified set
+  GET /status/<code>          an empty response with that status
+  GET /__stats                JSON {"requests": {path: count}, "total": n, "max_concurrent": n}
+  POST /__reset               clears the counters
+
+Usage: test-origin.py --port N --root DIR [--pid-file F]
+"""
+import argparse
+import email.utils
+import hashlib
+import json
+import os
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+lock = threading.Lock()
+counts = {}
+active = 0
+max_active = 0
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "prefetchd-test-origin"
+
+    def log_message(self, fmt, *args):
+        pass
+
+    def do_POST(self):
+        global max_active
+        if self.path == "/__reset":
+            with lock:
+                counts.clear()
+                max_active = 0
+            self.send_body(200, b"{}", "application/json")
+        else:
+            self.send_body(404, b"not found\n", "text/plain")
+
+    def do_GET(self):
+        global active, max_active
+        if self.path == "/__stats":
+            with lock:
+                body = json.dumps({"requests": counts, "total": sum(counts.values()),
+                                   "max_concurrent": max_active}).encode()
+            self.send_body(200, body, "application/json")
+            return
+        with lock:
+            counts[self.path] = counts.get(self.path, 0) + 1
+            active += 1
+            max_active = max(max_active, active)
+        try:
+            self.route()
+        finally:
+            with lock:
+                active -= 1
+
+    def route(self):
+        path = self.path.split("?", 1)[0]
+        if path.startswith("/status/"):
+            code = int(path[len("/status/"):] or "500")
+            self.send_body(code, b"status %d\n" % code, "text/plain")
+        elif path.startswith("/files/"):
+            name = path[len("/files/"):]
+            full = os.path.realpath(os.path.join(self.server.root, name))
+            if not full.startswith(self.server.root + os.sep) or not os.path.isfile(full):
+                self.send_body(404, b"not found\n", "text/plain")
+                return
+            with open(full, "rb") as f:
+                data = f.read()
+            stat = os.stat(full)
+            headers = {
+                "ETag": '"%s"' % hashlib.sha256(data).hexdigest()[:16],
+                "Last-Modified": email.utils.formatdate(stat.st_mtime, usegmt=True),
+            }
+            self.send_body(200, data, guess_type(name), headers)
+        else:
+            self.send_body(404, b"not found\n", "text/plain")
+
+    def send_body(self, code, body, content_type, headers=None):
+        self.send_response(code)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(body)
+
+
+def guess_type(name):
+    for ext, t in ((".jpg", "image/jpeg"), (".jpeg", "image/jpeg"), (".png", "image/png"),
+                   (".gif", "image/gif"), (".html", "text/html")):
+        if name.endswith(ext):
+            return t
+    return "application/octet-stream"
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--port", type=int, required=True)
+    p.add_argument("--root", required=True)
+    p.add_argument("--pid-file")
+    a = p.parse_args()
+    server = ThreadingHTTPServer(("127.0.0.1", a.port), Handler)
+    server.daemon_threads = True
+    server.request_queue_size = 512
+    server.root = os.path.realpath(a.root)
+    if a.pid_file:
+        with open(a.pid_file, "w") as f:
+            f.write(str(os.getpid()))
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
