@@ -32,7 +32,7 @@ let package = Package(
         .executableTarget(name: "prefetchd", dependencies: ["PrefetchWorker"]),
 
         .target(name: "PrefetchTestSupport", dependencies: ["PrefetchRedis", "PrefetchCore"], path: "Tests/PrefetchTestSupport"),
-        .testTarget(name: "PrefetchCoreTests", dependencies: ["PrefetchCore", "PrefetchCache", "PrefetchImage"]),
+        .testTarget(name: "PrefetchCoreTests", dependencies: ["PrefetchCore", "PrefetchCache", "PrefetchRedis", "PrefetchImage"]),
         .testTarget(
             name: "PrefetchIntegrationTests",
             dependencies: ["PrefetchWorker", "PrefetchTestSupport", "PrefetchRedis", "PrefetchCache"]

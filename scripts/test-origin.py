@@ -7,7 +7,7 @@ requests reached the origin. Paths:
   GET /files/<name>           the file <root>/<name> (404 if absent); ETag and Last-Modified set
   GET /status/<code>          an empty response with that status
   GET /__stats                JSON {"requests": {path: count}, "total": n, "max_concurrent": n}
-  POST /__reset               clears the counters
+  GET /__reset                clears the counters
 
 Usage: test-origin.py --port N --root DIR [--pid-file F]
 """
@@ -33,17 +33,16 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
     def do_POST(self):
-        global max_active
+        self.do_GET()
+
+    def do_GET(self):
+        global active, max_active
         if self.path == "/__reset":
             with lock:
                 counts.clear()
                 max_active = 0
             self.send_body(200, b"{}", "application/json")
-        else:
-            self.send_body(404, b"not found\n", "text/plain")
-
-    def do_GET(self):
-        global active, max_active
+            return
         if self.path == "/__stats":
             with lock:
                 body = json.dumps({"requests": counts, "total": sum(counts.values()),

@@ -1,0 +1,24 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What the test origin has seen (scripts/test-origin.py, `/__stats`).
+public struct OriginStats: Decodable, Sendable {
+    public let requests: [String: Int]
+    public let total: Int
+    public let maxConcurrent: Int
+
+    enum CodingKeys: String, CodingKey {
+        case requests, total
+        case maxConcurrent = "max_concurrent"
+    }
+
+    public static func fetch(_ origin: String) throws -> OriginStats {
+        let data = try Data(contentsOf: URL(string: origin + "/__stats")!)
+        return try JSONDecoder().decode(OriginStats.self, from: data)
+    }
+
+    /// Requests seen for one path, e.g. `/files/a.bin`.
+    public func count(_ path: String) -> Int { requests[path] ?? 0 }
+}
