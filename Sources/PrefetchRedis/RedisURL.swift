@@ -1,3 +1,4 @@
+import Foundation
 /// Where and how to connect: `redis://[[user]:password@]host[:port][/db]` or
 /// `unix:///path/to/redis.sock[?db=N&password=P&user=U]`.
 public struct RedisURL: Sendable, Equatable, CustomStringConvertible {
@@ -127,5 +128,28 @@ extension String {
             }
         }
         return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+extension RedisURL {
+    /// The URL in a form `RedisURL(parsing:)` accepts again, password included.
+    public var urlString: String {
+        let auth: String
+        if let password {
+            let encoded = password.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? password
+            auth = (user ?? "") + ":" + encoded + "@"
+        } else {
+            auth = ""
+        }
+        switch endpoint {
+        case .tcp(let host, let port):
+            let h = host.contains(":") ? "[" + host + "]" : host
+            return "redis://\(auth)\(h):\(port)/\(database)"
+        case .unix(let path):
+            var s = "unix://\(path)?db=\(database)"
+            if let password { s += "&password=" + (password.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? password) }
+            if let user { s += "&user=" + user }
+            return s
+        }
     }
 }

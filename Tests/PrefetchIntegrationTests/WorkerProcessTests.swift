@@ -1,0 +1,51 @@
+import Foundation
+import PrefetchCore
+import PrefetchTestSupport
+import Testing
+
+/// The `prefetchd` executable as operators run it.
+@Suite(.serialized) struct WorkerProcessTests {
+    @Test func thousandJobsGiveThousandEntriesAndEvents() throws {
+        let env = try TestEnvironment.current()
+        let keys = RedisKeys(prefix: TestEnvironment.uniquePrefix("proc"))
+        let cache = try TestEnvironment.temporaryDirectory("proc")
+        defer { try? FileManager.default.removeItem(atPath: cache) }
+        let redis = try env.redis()
+        var urls: [String] = []
+        for i in 0..<1000 {
+            urls.append(try env.serve(testBytes(count: 2000 + i, seed: UInt64(i)), as: "\(keys.prefix)/\(i).bin"))
+        }
+
+        let worker = try PrefetchdProcess(["worker", "--prefix", keys.prefix, "--worker-id", "proc-1"],
+                                          environment: ["PREFETCH_REDIS_URL": env.redisURL.urlString, "PREFETCH_CACHE_DIR": cache])
+        _ = try redis.command(["LPUSH", keys.queue] + urls).check()
+
+        #expect(try waitUntil(timeout: 120) { try redis.int("XLEN", keys.eventLog) >= 1000 })
+        let events = try redis.streamEvents(keys.eventLog)
+        #expect(events.count == 1000)
+        #expect(events.allSatisfy { $0["event"] as? String == "completed" })
+        #expect(Set(events.compactMap { $0["url"] as? String }) == Set(urls))
+        let metas = FileManager.default.enumerator(atPath: cache)!.compactMap { $0 as? String }.filter { $0.hasSuffix(".meta") }
+        #expect(metas.count == 1000)
+        // Spot-check bytes.
+        for i in [0, 499, 999] {
+            let path = events.first { $0["url"] as? String == urls[i] }?["path"] as? String
+            #expect(path.flatMap { FileManager.default.contents(atPath: $0) } == Data(testBytes(count: 2000 + i, seed: UInt64(i))))
+        }
+        #expect(worker.isRunning)
+        #expect(worker.signal(SIGTERM) == 0)
+        #expect(try redis.int("LLEN", keys.processing(worker: "proc-1")) == 0)
+    }
+
+    @Test func enqueueCommandValidatesAndPushes() throws {
+        let env = try TestEnvironment.current()
+        let keys = RedisKeys(prefix: TestEnvironment.uniquePrefix("enq"))
+        let p = try PrefetchdProcess(["enqueue", "--redis", env.redisURL.urlString, "--prefix", keys.prefix,
+                                      "http://a.example/1", "ftp://nope", "{\"url\":\"https://a.example/2\"}"])
+        p.process.waitUntilExit()
+        #expect(p.process.terminationStatus == 1) // one invalid job reported
+        #expect(p.standardError().contains("ftp"))
+        let redis = try env.redis()
+        #expect(try redis.strings("LRANGE", keys.queue, "0", "-1") == ["{\"url\":\"https://a.example/2\"}", "http://a.example/1"])
+    }
+}
