@@ -6,7 +6,14 @@ requests reached the origin. Paths:
 
   GET /files/<name>           the file <root>/<name> (404 if absent); ETag and Last-Modified set
   GET /status/<code>          an empty response with that status
-  GET /__stats                JSON {"requests": {path: count}, "total": n, "max_concurrent": n}
+  GET /delay?ms=N[&...]       a small body after N milliseconds (for concurrency tests)
+  GET /slow?bytes=N&bps=B     N bytes dripped at B bytes per second (low-speed abort)
+  GET /big?size=N[&chunked=1] N bytes, with Content-Length or chunked without it
+  GET /redirect?to=URL        302 to URL
+  GET /redirect-loop?n=K      302 to /redirect-loop?n=K+1, forever
+  GET /echo-headers           the request headers as JSON
+  GET /__stats                JSON {"requests": {path: count}, "total": n, "max_concurrent": n,
+                              "headers": {path: {name: value}} (last request per path)}
   GET /__reset                clears the counters
 
 Usage: test-origin.py --port N --root DIR [--pid-file F]
@@ -17,10 +24,13 @@ import hashlib
 import json
 import os
 import threading
+import time
+import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 lock = threading.Lock()
 counts = {}
+seen_headers = {}
 active = 0
 max_active = 0
 
@@ -40,17 +50,19 @@ class Handler(BaseHTTPRequestHandler):
         if self.path == "/__reset":
             with lock:
                 counts.clear()
+                seen_headers.clear()
                 max_active = 0
             self.send_body(200, b"{}", "application/json")
             return
         if self.path == "/__stats":
             with lock:
                 body = json.dumps({"requests": counts, "total": sum(counts.values()),
-                                   "max_concurrent": max_active}).encode()
+                                   "max_concurrent": max_active, "headers": seen_headers}).encode()
             self.send_body(200, body, "application/json")
             return
         with lock:
             counts[self.path] = counts.get(self.path, 0) + 1
+            seen_headers[self.path] = {k: v for k, v in self.headers.items()}
             active += 1
             max_active = max(max_active, active)
         try:
@@ -60,8 +72,60 @@ class Handler(BaseHTTPRequestHandler):
                 active -= 1
 
     def route(self):
-        path = self.path.split("?", 1)[0]
-        if path.startswith("/status/"):
+        path, _, query = self.path.partition("?")
+        q = dict(urllib.parse.parse_qsl(query))
+        if path == "/delay":
+            time.sleep(int(q.get("ms", "100")) / 1000)
+            self.send_body(200, b"delayed " + query.encode(), "text/plain")
+        elif path == "/slow":
+            total, bps = int(q.get("bytes", "100000")), max(1, int(q.get("bps", "10")))
+            self.send_response(200)
+            self.send_header("Content-Length", str(total))
+            self.end_headers()
+            try:
+                sent = 0
+                while sent < total:
+                    self.wfile.write(b"x" * min(bps, total - sent))
+                    self.wfile.flush()
+                    sent += bps
+                    time.sleep(1)
+            except OSError:
+                pass
+        elif path == "/big":
+            size = int(q.get("size", "1000000"))
+            chunk = b"b" * 65536
+            self.send_response(200)
+            if q.get("chunked") == "1":
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                try:
+                    left = size
+                    while left > 0:
+                        part = chunk[:min(left, len(chunk))]
+                        self.wfile.write(b"%x\r\n%s\r\n" % (len(part), part))
+                        left -= len(part)
+                    self.wfile.write(b"0\r\n\r\n")
+                except OSError:
+                    pass
+            else:
+                self.send_header("Content-Length", str(size))
+                self.end_headers()
+                try:
+                    left = size
+                    while left > 0:
+                        part = chunk[:min(left, len(chunk))]
+                        self.wfile.write(part)
+                        left -= len(part)
+                except OSError:
+                    pass
+        elif path == "/redirect":
+            self.send_body(302, b"", "text/plain", {"Location": q.get("to", "/")})
+        elif path == "/redirect-loop":
+            n = int(q.get("n", "0"))
+            self.send_body(302, b"", "text/plain", {"Location": "/redirect-loop?n=%d" % (n + 1)})
+        elif path == "/echo-headers":
+            self.send_body(200, json.dumps(dict(self.headers.items())).encode(), "application/json")
+        elif path.startswith("/status/"):
             code = int(path[len("/status/"):] or "500")
             self.send_body(code, b"status %d\n" % code, "text/plain")
         elif path.startswith("/files/"):

@@ -24,3 +24,6 @@ static inline CURLMcode prefetch_multi_setopt_long(CURLM *m, CURLMoption o, long
 
 // CURLMsg.data is a union; reading .result from Swift is awkward.
 static inline CURLcode prefetch_msg_result(CURLMsg *msg) { return msg->data.result; }
+
+// CURLAUTH_BASIC is a macro with a cast Swift does not import.
+static const long prefetch_auth_basic = (long)CURLAUTH_BASIC;

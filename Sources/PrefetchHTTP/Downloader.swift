@@ -3,15 +3,21 @@ import Foundation
 import PrefetchCore
 import Synchronization
 
-/// Runs HTTP transfers with libcurl's multi interface on one dedicated thread, which owns
-/// the multi handle and every transfer. Other threads only enqueue work and wake it.
-/// Connections (and TLS sessions) are reused through the multi handle's connection cache.
+/// The download engine: a scheduler (priorities, FIFO/LIFO, per-URL coalescing, caps and
+/// a rate limit) feeding libcurl's multi interface, all on one dedicated thread that owns
+/// the multi handle, the scheduler and every transfer. Other threads only drop jobs into
+/// an inbox and wake it. Connections and TLS sessions are reused through the multi
+/// handle; HTTP/2 is used where the origin offers it over TLS.
 public final class Downloader: Sendable {
     public struct Configuration: Sendable {
         /// Transfers running at once. Default: 64.
         public var maxConcurrentTransfers = 64
-        /// Connections to one host at once; 0 means no limit. Default: 16.
+        /// Transfers (and connections) to one host at once; 0 means no limit. Default: 16.
         public var maxConnectionsPerHost = 16
+        /// Order among jobs of equal priority. Default: `.fifo`.
+        public var order = ExecutionOrder.fifo
+        /// Transfers started per second, at most; 0 means no limit. Default: 0.
+        public var requestsPerSecond = 0.0
         /// Seconds to establish a connection. Default: 10.
         public var connectTimeout: Double = 10
         /// Seconds for a whole transfer. Default: 300.
@@ -20,8 +26,8 @@ public final class Downloader: Sendable {
         /// Default: 1024 bytes/s for 30 s.
         public var lowSpeedBytesPerSecond = 1024
         public var lowSpeedSeconds = 30
-        /// Largest body accepted. Refused from Content-Length, and cut off while streaming
-        /// when the header is absent or wrong. Default: 1 GiB.
+        /// Largest body accepted. Refused from Content-Length before the body is read, and
+        /// cut off while streaming when the header is absent or lies. Default: 1 GiB.
         public var maxBodyBytes = 1 << 30
         /// Redirects followed before giving up. Default: 5.
         public var maxRedirects = 5
@@ -35,19 +41,22 @@ public final class Downloader: Sendable {
         let multi: UnsafeMutableRawPointer
     }
 
-    private struct State {
-        var pending: [Transfer] = []
+    private struct Inbox {
+        var jobs: [PendingJob] = []
         var stopping = false
     }
 
     public let configuration: Configuration
+    let delegate: any DownloaderDelegate
     private let handle: Handle
-    private let state = Mutex(State())
+    private let inbox = Mutex(Inbox())
     private let finished = DispatchSemaphore(value: 0)
+    private let notStarted = Mutex<[PendingJob]>([])
 
-    public init(configuration: Configuration = Configuration()) throws(CurlError) {
+    public init(configuration: Configuration = Configuration(), delegate: any DownloaderDelegate) throws(CurlError) {
         CurlRuntime.initializeOnce()
         self.configuration = configuration
+        self.delegate = delegate
         guard let multi = curl_multi_init() else {
             throw CurlError(code: -1, message: "curl_multi_init returned NULL")
         }
@@ -63,39 +72,38 @@ public final class Downloader: Sendable {
         thread.start()
     }
 
-    /// Queues a transfer. `completion` runs on the downloader's thread after the
-    /// file descriptor has been closed; keep it short.
-    public func submit(_ request: TransferRequest, completion: @escaping @Sendable (TransferResponse) -> Void) {
-        let transfer = Transfer(request: request, maxBodyBytes: configuration.maxBodyBytes, completion: completion)
-        state.withLock { $0.pending.append(transfer) }
+    /// Hands a job to the downloader. It joins a transfer for the same cache key if one is
+    /// waiting or running, else it waits in the backlog for a free slot.
+    public func enqueue(_ job: PendingJob) {
+        inbox.withLock { $0.jobs.append(job) }
         curl_multi_wakeup(handle.multi)
     }
 
-    /// Aborts what is still running (each gets an error response) and stops the thread.
-    public func shutdown() {
-        let already = state.withLock { s in
+    /// Stops the thread. Running transfers end with a `.cancelled` error (reported through
+    /// the delegate); jobs that never started are returned.
+    public func shutdown() -> [PendingJob] {
+        let already = inbox.withLock { s in
             defer { s.stopping = true }
             return s.stopping
         }
-        guard !already else { return }
+        guard !already else { return [] }
         curl_multi_wakeup(handle.multi)
         finished.wait()
+        return notStarted.withLock { $0 }
     }
 
     // Accessors for the loop in Downloader+Loop.swift.
     var handleForLoop: Handle { handle }
 
-    func takePending(limit: Int = .max) -> ([Transfer], Bool) {
-        state.withLock { s in
-            guard limit > 0 else { return ([], s.stopping) }
-            let count = min(limit, s.pending.count)
-            let taken = Array(s.pending.prefix(count))
-            s.pending.removeFirst(count)
-            return (taken, s.stopping)
+    func takeInbox() -> (jobs: [PendingJob], stopping: Bool) {
+        inbox.withLock { s in
+            defer { s.jobs.removeAll(keepingCapacity: true) }
+            return (s.jobs, s.stopping)
         }
     }
 
-    var hasPending: Bool { state.withLock { !$0.pending.isEmpty } }
-
-    func signalFinished() { finished.signal() }
+    func loopEnded(notStarted jobs: [PendingJob]) {
+        notStarted.withLock { $0 = jobs }
+        finished.signal()
+    }
 }

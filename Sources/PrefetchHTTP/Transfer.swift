@@ -3,13 +3,11 @@ import CCurl
 import Glibc
 #endif
 
-/// The state of one running transfer. Owned by the downloader's thread from start to end;
+/// The state of one running transfer. Created and used only on the downloader's thread;
 /// curl's callbacks reach it through an unmanaged pointer.
-/// `@unchecked Sendable`: the submitting thread hands it over through the pending queue
-/// and never touches it again; from then on only the downloader thread does.
-final class Transfer: @unchecked Sendable {
-    let request: TransferRequest
-    let completion: @Sendable (TransferResponse) -> Void
+final class Transfer {
+    let key: String
+    let destination: TransferDestination
     let maxBodyBytes: Int
     var easy: UnsafeMutableRawPointer?
     var headerList: UnsafeMutablePointer<curl_slist>?
@@ -17,11 +15,12 @@ final class Transfer: @unchecked Sendable {
     /// The first bytes of the body, kept so the format can be sniffed without rereading.
     var head: [UInt8] = []
     var stopReason: TransferError.Reason?
+    private var closed = false
 
-    init(request: TransferRequest, maxBodyBytes: Int, completion: @escaping @Sendable (TransferResponse) -> Void) {
-        self.request = request
+    init(key: String, destination: TransferDestination, maxBodyBytes: Int) {
+        self.key = key
+        self.destination = destination
         self.maxBodyBytes = maxBodyBytes
-        self.completion = completion
     }
 
     /// Called by curl for each chunk of the body. Returning less than `count` aborts.
@@ -37,7 +36,7 @@ final class Transfer: @unchecked Sendable {
         }
         var offset = 0
         while offset < count {
-            let n = Glibc.write(request.fileDescriptor, data + offset, count - offset)
+            let n = Glibc.write(destination.fileDescriptor, data + offset, count - offset)
             if n < 0 {
                 if errno == EINTR { continue }
                 stopReason = .writeFailed(errno: errno)
@@ -47,6 +46,14 @@ final class Transfer: @unchecked Sendable {
         }
         bytesWritten += count
         return count
+    }
+
+    /// Closes the body file and frees the header list; safe to call twice.
+    func releaseResources() {
+        if let list = headerList { curl_slist_free_all(list) }
+        headerList = nil
+        if !closed { close(destination.fileDescriptor) }
+        closed = true
     }
 }
 

@@ -1,31 +1,24 @@
-/// One HTTP GET whose body streams into a file descriptor.
-public struct TransferRequest: Sendable {
-    /// The URL to fetch, credentials included if the job had them.
-    public var url: String
-    /// Extra request headers, `Name: value`.
-    public var headers: [String]
-    /// Where the body is written as it arrives. The downloader closes it when the transfer ends.
-    public var fileDescriptor: Int32
-
-    public init(url: String, headers: [String] = [], fileDescriptor: Int32) {
-        self.url = url
-        self.headers = headers
-        self.fileDescriptor = fileDescriptor
-    }
-}
-
-/// What came back. `error` is set when the transfer itself failed (no usable response).
+/// What came back from one transfer. `error` is set when the transfer itself failed
+/// (no usable response); an HTTP error status is not an `error`.
 public struct TransferResponse: Sendable {
-    public var httpStatus: Int
-    public var bytes: Int
+    public var httpStatus: Int = 0
+    public var bytes: Int = 0
     public var contentType: String?
     public var etag: String?
     public var lastModified: String?
+    /// Seconds the origin asked us to wait (`Retry-After`), when it said so.
+    public var retryAfter: Double?
     /// The first `headLength` bytes of the body (fewer if it was shorter).
     public var head: [UInt8] = []
     public var error: TransferError?
 
     public static let headLength = 32
+
+    public init(httpStatus: Int = 0, bytes: Int = 0, error: TransferError? = nil) {
+        self.httpStatus = httpStatus
+        self.bytes = bytes
+        self.error = error
+    }
 }
 
 /// Why a transfer produced no usable body.
@@ -40,6 +33,11 @@ public struct TransferError: Error, Sendable, Equatable, CustomStringConvertible
 
     public let reason: Reason
     public let message: String
+
+    public init(reason: Reason, message: String) {
+        self.reason = reason
+        self.message = message
+    }
 
     public var description: String { message }
 }

@@ -13,15 +13,16 @@ final class JobIntake: Sendable {
         /// Server-side wait of one blocking take, in seconds. Well below the socket timeout.
         var blockTimeout: Double
         var maxBatch: Int
+        var order: ExecutionOrder
     }
 
     private let settings: Settings
     private let gate: InFlightGate
     private let stopping = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
-    private let deliver: @Sendable (String) -> Void
+    private let deliver: @Sendable (QueueCommands.Taken) -> Void
 
-    init(settings: Settings, gate: InFlightGate, deliver: @escaping @Sendable (String) -> Void) {
+    init(settings: Settings, gate: InFlightGate, deliver: @escaping @Sendable (QueueCommands.Taken) -> Void) {
         self.settings = settings
         self.gate = gate
         self.deliver = deliver
@@ -46,7 +47,7 @@ final class JobIntake: Sendable {
         while !stopping.load(ordering: .relaxed) {
             let free = gate.waitForFreeSlots(timeout: 0.5)
             guard free > 0, !stopping.load(ordering: .relaxed) else { continue }
-            let jobs: [String]
+            let jobs: [QueueCommands.Taken]
             do {
                 jobs = try redis.run { conn throws(RedisError) in try take(upTo: min(free, settings.maxBatch), conn) }
             } catch {
@@ -62,10 +63,14 @@ final class JobIntake: Sendable {
         finished.signal()
     }
 
-    private func take(upTo count: Int, _ conn: RedisConnection) throws(RedisError) -> [String] {
+    /// Highest non-empty list first, in one round trip; when all are empty, block briefly.
+    private func take(upTo count: Int, _ conn: RedisConnection) throws(RedisError) -> [QueueCommands.Taken] {
         let s = settings
-        let batch = try QueueCommands.jobs(from: conn.command(QueueCommands.takeBatch(s.keys, worker: s.worker, count: count)))
+        let batch = try QueueCommands.batch(
+            from: conn.command(QueueCommands.takeBatch(s.keys, worker: s.worker, count: count, order: s.order)), order: s.order)
         if !batch.isEmpty { return batch }
-        return try QueueCommands.jobs(from: conn.command(QueueCommands.takeBlocking(s.keys, worker: s.worker, timeout: s.blockTimeout)))
+        let one = try QueueCommands.blocking(
+            from: conn.command(QueueCommands.takeBlocking(s.keys, worker: s.worker, timeout: s.blockTimeout, order: s.order)))
+        return one.map { [$0] } ?? []
     }
 }

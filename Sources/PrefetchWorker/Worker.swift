@@ -31,6 +31,8 @@ public final class Worker: Sendable {
         /// Seconds transfers in flight get to finish on stop; the rest return to the queue. Default: 30.
         public var shutdownGracePeriod = 30.0
         public var outcomes = OutcomeCommands.Configuration()
+        /// Publish a `started` event when a transfer begins. Default: false.
+        public var publishStartedEvents = false
 
         public init(cacheDirectory: String) {
             self.cacheDirectory = cacheDirectory
@@ -59,6 +61,7 @@ public final class Worker: Sendable {
     let downloader: Downloader
     let gate: InFlightGate
     let writer: OutcomeWriter
+    private let handler: TransferHandler
     private let intake: Mutex<JobIntake?> = Mutex(nil)
     let stats = StatisticsBox()
     let stopping = Atomic<Bool>(false)
@@ -66,15 +69,18 @@ public final class Worker: Sendable {
     public init(configuration: Configuration) throws {
         self.configuration = configuration
         cache = try DiskCache(root: configuration.cacheDirectory)
-        downloader = try Downloader(configuration: configuration.downloader)
         gate = InFlightGate(limit: configuration.effectiveMaxJobsInFlight)
-        let commands = OutcomeCommands(keys: configuration.keys, worker: configuration.workerID, configuration: configuration.outcomes)
+        let commands = OutcomeCommands(keys: configuration.keys, worker: configuration.workerID,
+                                       order: configuration.downloader.order, configuration: configuration.outcomes)
         let gate = self.gate
         let stats = self.stats
         writer = OutcomeWriter(url: configuration.redisURL, commands: commands) { batch in
-            stats.value.withLock { s in for outcome in batch { s.count(outcome) } }
-            gate.release(batch.count)
+            let terminal = batch.filter(\.result.isTerminal)
+            stats.value.withLock { s in for outcome in terminal { s.count(outcome) } }
+            gate.release(terminal.count)
         }
+        handler = TransferHandler(cache: cache, writer: writer, publishStarted: configuration.publishStartedEvents)
+        downloader = try Downloader(configuration: configuration.downloader, delegate: handler)
     }
 
     public var statistics: Statistics { stats.value.withLock { $0 } }
@@ -84,7 +90,7 @@ public final class Worker: Sendable {
         let c = configuration
         let settings = JobIntake.Settings(
             keys: c.keys, worker: c.workerID, url: c.redisURL, blockTimeout: c.blockTimeout,
-            maxBatch: max(1, c.effectiveMaxJobsInFlight / 2))
+            maxBatch: max(1, c.effectiveMaxJobsInFlight / 2), order: c.downloader.order)
         let intake = JobIntake(settings: settings, gate: gate) { [self] raw in process(raw) }
         self.intake.withLock { $0 = intake }
         intake.start()
@@ -100,7 +106,9 @@ public final class Worker: Sendable {
         if !gate.waitUntilEmpty(timeout: configuration.shutdownGracePeriod) {
             Log.warning("grace period over: returning unfinished jobs to the queue")
         }
-        downloader.shutdown()
+        for pending in downloader.shutdown() {
+            writer.submit(Outcome(pending, .returnToQueue))
+        }
         writer.stopAfterFlushing()
         Log.info("worker \(configuration.workerID) stopped: \(statistics)")
     }
@@ -120,6 +128,7 @@ extension Worker.Statistics {
         case .failed: failed += 1
         case .deadLettered: deadLettered += 1
         case .returnToQueue: returned += 1
+        case .started: break
         }
     }
 }

@@ -13,12 +13,17 @@ enum WorkerCommand {
           --cache-dir DIR        shared cache directory       [PREFETCH_CACHE_DIR]  default ~/.cache/prefetchd
           --worker-id ID         name in events and keys      [PREFETCH_WORKER_ID]  default <host>-<pid>-<random>
           --concurrency N        transfers at once            [PREFETCH_CONCURRENCY] default 64
-          --per-host N           connections per host, 0=any  [PREFETCH_PER_HOST]   default 16
+          --per-host N           transfers per host, 0=any    [PREFETCH_PER_HOST]   default 16
+          --order fifo|lifo      order within a priority      [PREFETCH_ORDER]      default fifo
+          --rate N               transfer starts per second   [PREFETCH_RATE]       default 0 (no limit)
           --max-in-flight N      jobs held at once            [PREFETCH_MAX_IN_FLIGHT] default 2 × concurrency
           --connect-timeout S    connect timeout, seconds     [PREFETCH_CONNECT_TIMEOUT] default 10
           --timeout S            whole-transfer timeout       [PREFETCH_TIMEOUT]    default 300
           --max-body-size SIZE   largest body (K/M/G)         [PREFETCH_MAX_BODY_SIZE] default 1G
           --max-redirects N      redirects followed           [PREFETCH_MAX_REDIRECTS] default 5
+          --low-speed-limit B    abort below B bytes/s ...    [PREFETCH_LOW_SPEED_LIMIT] default 1024
+          --low-speed-time S     ... sustained for S seconds  [PREFETCH_LOW_SPEED_TIME] default 30
+          --started-events       also publish "started" events [PREFETCH_STARTED_EVENTS=1]
           --grace S              shutdown grace period        [PREFETCH_GRACE]      default 30
           --log-level L          debug|info|warning|error     [PREFETCH_LOG_LEVEL]  default info
         """
@@ -26,7 +31,9 @@ enum WorkerCommand {
     static let valued: Set<String> = [
         "redis", "prefix", "cache-dir", "worker-id", "concurrency", "per-host", "max-in-flight",
         "connect-timeout", "timeout", "max-body-size", "max-redirects", "grace", "log-level",
+        "order", "rate", "low-speed-limit", "low-speed-time",
     ]
+    static let switches: Set<String> = ["started-events"]
 
     static func configuration(_ o: Options) throws -> Worker.Configuration {
         var c = Worker.Configuration(cacheDirectory: o.string("cache-dir", env: "PREFETCH_CACHE_DIR", default: defaultCacheDirectory(o))!)
@@ -41,6 +48,15 @@ enum WorkerCommand {
         c.downloader.maxBodyBytes = try o.bytes("max-body-size", env: "PREFETCH_MAX_BODY_SIZE", default: c.downloader.maxBodyBytes)
         c.downloader.maxRedirects = try o.int("max-redirects", env: "PREFETCH_MAX_REDIRECTS", default: c.downloader.maxRedirects)
         c.shutdownGracePeriod = try o.seconds("grace", env: "PREFETCH_GRACE", default: c.shutdownGracePeriod)
+        let orderName = o.string("order", env: "PREFETCH_ORDER", default: "fifo")!
+        guard let order = ExecutionOrder(rawValue: orderName.lowercased()) else {
+            throw Options.UsageError(description: "--order must be fifo or lifo, got '\(orderName)'")
+        }
+        c.downloader.order = order
+        c.downloader.requestsPerSecond = try o.seconds("rate", env: "PREFETCH_RATE", default: 0)
+        c.downloader.lowSpeedBytesPerSecond = try o.int("low-speed-limit", env: "PREFETCH_LOW_SPEED_LIMIT", default: c.downloader.lowSpeedBytesPerSecond)
+        c.downloader.lowSpeedSeconds = try o.int("low-speed-time", env: "PREFETCH_LOW_SPEED_TIME", default: c.downloader.lowSpeedSeconds)
+        c.publishStartedEvents = o.flag("started-events") || o.environment["PREFETCH_STARTED_EVENTS"] == "1"
         return c
     }
 
@@ -50,7 +66,7 @@ enum WorkerCommand {
     }
 
     static func run(_ args: [String]) throws -> Int32 {
-        let o = try Options(args, valued: valued)
+        let o = try Options(args, valued: valued, switches: switches)
         guard o.positional.isEmpty else { throw Options.UsageError(description: "unexpected argument '\(o.positional[0])'") }
         if let name = o.string("log-level", env: "PREFETCH_LOG_LEVEL") {
             guard let level = Log.Level(name: name) else { throw Options.UsageError(description: "unknown log level '\(name)'") }

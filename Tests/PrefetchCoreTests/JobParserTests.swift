@@ -7,7 +7,7 @@ import Testing
         #expect(job.url.string == "https://example.com/a.jpg")
         #expect(job.raw == "https://example.com/a.jpg")
         #expect(job.cacheKey == "https://example.com/a.jpg")
-        #expect(job.priority == .normal)
+        #expect(job.priority == nil)
         #expect(!job.retryFailed && !job.refresh)
     }
 
@@ -66,5 +66,29 @@ import Testing
     @Test func reasonsAreReadable() {
         #expect(JobParseError.missingField("url").description == "JSON job has no \"url\" field")
         #expect(JobParseError.invalidURL(.schemeNotAllowed("ftp")).description.contains("only http and https"))
+    }
+}
+
+@Suite struct JobHeaderTests {
+    @Test func headersAndAuth() throws {
+        let job = try JobParser.parse(#"{"url":"http://a/x","headers":{"X-Token":"t","Accept":"image/*"},"auth":{"username":"u","password":"p"}}"#)
+        #expect(job.headers == ["X-Token": "t", "Accept": "image/*"])
+        #expect(job.effectiveCredentials == Job.Credentials(username: "u", password: "p"))
+    }
+
+    @Test func credentialsFromTheURL() throws {
+        let job = try JobParser.parse("http://us%40er:pa%3Ass@a/x")
+        #expect(job.effectiveCredentials == Job.Credentials(username: "us@er", password: "pa:ss"))
+    }
+
+    @Test(arguments: [
+        #"{"url":"http://a/","headers":{"X-A":"v\r\nInjected: 1"}}"#,
+        #"{"url":"http://a/","headers":{"Bad Name":"v"}}"#,
+        #"{"url":"http://a/","headers":["X-A: v"]}"#,
+        #"{"url":"http://a/","headers":{"X-A":1}}"#,
+        #"{"url":"http://a/","auth":"u:p"}"#,
+    ])
+    func rejectsUnsafeHeadersAndMalformedAuth(raw: String) {
+        #expect(throws: JobParseError.self) { try JobParser.parse(raw) }
     }
 }

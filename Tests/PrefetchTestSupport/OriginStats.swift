@@ -8,15 +8,22 @@ public struct OriginStats: Decodable, Sendable {
     public let requests: [String: Int]
     public let total: Int
     public let maxConcurrent: Int
+    /// The headers of the last request seen for each path.
+    public let headers: [String: [String: String]]
 
     enum CodingKeys: String, CodingKey {
-        case requests, total
+        case requests, total, headers
         case maxConcurrent = "max_concurrent"
     }
 
     public static func fetch(_ origin: String) throws -> OriginStats {
         let data = try Data(contentsOf: URL(string: origin + "/__stats")!)
         return try JSONDecoder().decode(OriginStats.self, from: data)
+    }
+
+    /// Clears the origin's counters (tests that use it must not run in parallel).
+    public static func reset(_ origin: String) throws {
+        _ = try Data(contentsOf: URL(string: origin + "/__reset")!)
     }
 
     /// Requests seen for one path, e.g. `/files/a.bin`.

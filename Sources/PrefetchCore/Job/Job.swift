@@ -1,3 +1,5 @@
+import Foundation
+
 /// One unit of work taken from the queue: a URL to have in the cache, plus options.
 public struct Job: Sendable, Equatable {
     /// The job exactly as it was taken from Redis; acknowledgements remove this string.
@@ -7,7 +9,12 @@ public struct Job: Sendable, Equatable {
     public let id: String?
     /// A caller-chosen cache key; when absent the key is the normalized URL.
     public let customKey: String?
-    public let priority: Priority
+    /// Order inside a worker's backlog; `nil` means "that of the list it came from".
+    public let priority: Priority?
+    /// Extra request headers from the job (`"headers": {"Name": "value"}`). Never published.
+    public let headers: [String: String]
+    /// Basic-auth credentials from the job (`"auth": {"username", "password"}`). Never published.
+    public let credentials: Credentials?
     /// Fetch even when the URL is in the failed set.
     public let retryFailed: Bool
     /// Revalidate or refetch even when the URL is cached.
@@ -15,19 +22,44 @@ public struct Job: Sendable, Equatable {
 
     public init(
         raw: String, url: NormalizedURL, id: String? = nil, customKey: String? = nil,
-        priority: Priority = .normal, retryFailed: Bool = false, refresh: Bool = false
+        priority: Priority? = nil, headers: [String: String] = [:], credentials: Credentials? = nil,
+        retryFailed: Bool = false, refresh: Bool = false
     ) {
         self.raw = raw
         self.url = url
         self.id = id
         self.customKey = customKey
         self.priority = priority
+        self.headers = headers
+        self.credentials = credentials
         self.retryFailed = retryFailed
         self.refresh = refresh
     }
 
     /// The key the cache stores this job's body under.
     public var cacheKey: String { customKey ?? url.string }
+
+    public struct Credentials: Sendable, Equatable {
+        public let username: String
+        public let password: String
+
+        public init(username: String, password: String) {
+            self.username = username
+            self.password = password
+        }
+    }
+
+    /// The credentials to send: the job's `auth`, else those written in the URL.
+    public var effectiveCredentials: Credentials? {
+        if let credentials { return credentials }
+        guard let info = url.userInfo else { return nil }
+        let parts = info.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        return Credentials(username: String(parts[0]).removingPercentEncoding ?? String(parts[0]),
+                           password: parts.count > 1 ? (String(parts[1]).removingPercentEncoding ?? String(parts[1])) : "")
+    }
+
+    /// `host[:port]`: what per-host caps count by.
+    public var hostKey: String { url.port.map { url.host + ":" + String($0) } ?? url.host }
 
     public enum Priority: Int, Sendable, Comparable, CaseIterable {
         case low = 0, normal = 1, high = 2

@@ -38,7 +38,7 @@ public enum JobParser {
         let key = try optionalString(object, "key")
         if let key, key.isEmpty { throw .wrongType(field: "key", expected: "a non-empty string") }
 
-        var priority = Job.Priority.normal
+        var priority: Job.Priority?
         if let p = object["priority"] {
             guard let name = p as? String, let parsed = Job.Priority(name: name) else {
                 throw .wrongType(field: "priority", expected: "one of high, normal, low")
@@ -47,10 +47,42 @@ public enum JobParser {
         }
         return Job(
             raw: raw, url: try url(urlText.trimmingCharacters(in: .whitespaces)), id: id, customKey: key,
-            priority: priority,
+            priority: priority, headers: try headers(object), credentials: try credentials(object),
             retryFailed: try optionalBool(object, "retry_failed"),
             refresh: try optionalBool(object, "refresh")
         )
+    }
+
+    /// Header names must be HTTP tokens and values must not contain CR or LF, so a job
+    /// can never inject extra header lines.
+    private static func headers(_ object: [String: Any]) throws(JobParseError) -> [String: String] {
+        guard let value = object["headers"], !(value is NSNull) else { return [:] }
+        guard let dict = value as? [String: Any] else { throw .wrongType(field: "headers", expected: "an object of strings") }
+        var out: [String: String] = [:]
+        for (name, v) in dict {
+            guard let text = v as? String else { throw .wrongType(field: "headers", expected: "an object of strings") }
+            guard !name.isEmpty, name.unicodeScalars.allSatisfy({ tokenCharacters.contains($0) }) else {
+                throw .invalidHeader("header name '\(name.prefix(40))' is not a valid token")
+            }
+            guard !text.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
+                throw .invalidHeader("header '\(name)' has a line break in its value")
+            }
+            out[name] = text
+        }
+        return out
+    }
+
+    private static let tokenCharacters = Set("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".unicodeScalars)
+
+    private static func credentials(_ object: [String: Any]) throws(JobParseError) -> Job.Credentials? {
+        guard let value = object["auth"], !(value is NSNull) else { return nil }
+        guard let dict = value as? [String: Any], let user = dict["username"] as? String else {
+            throw .wrongType(field: "auth", expected: "an object with \"username\" and \"password\"")
+        }
+        guard let password = (dict["password"] ?? "") as? String else {
+            throw .wrongType(field: "auth", expected: "an object with \"username\" and \"password\"")
+        }
+        return Job.Credentials(username: user, password: password)
     }
 
     private static func optionalString(_ object: [String: Any], _ field: String) throws(JobParseError) -> String? {
@@ -82,6 +114,7 @@ public enum JobParseError: Error, Equatable, CustomStringConvertible, Sendable {
     case missingField(String)
     case wrongType(field: String, expected: String)
     case invalidURL(NormalizedURL.URLError)
+    case invalidHeader(String)
 
     public var description: String {
         switch self {
@@ -91,6 +124,7 @@ public enum JobParseError: Error, Equatable, CustomStringConvertible, Sendable {
         case .missingField(let f): "JSON job has no \"\(f)\" field"
         case .wrongType(let f, let expected): "field \"\(f)\" must be \(expected)"
         case .invalidURL(let e): e.description
+        case .invalidHeader(let m): m
         }
     }
 }

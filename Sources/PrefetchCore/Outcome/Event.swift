@@ -7,12 +7,14 @@ public enum Event {
         case .failed: w.field("event", "failed")
         case .deadLettered: w.field("event", "dead")
         case .returnToQueue: w.field("event", "returned")
+        case .started: w.field("event", "started")
         }
         if let job = outcome.job {
             w.field("url", job.url.string)
             w.field("key", job.cacheKey)
             w.field("id", job.id)
         }
+        if outcome.coalesced { w.field("coalesced", true) }
         switch outcome.result {
         case .completed(let c):
             w.field("source", c.source.rawValue)
@@ -27,8 +29,8 @@ public enum Event {
         case .deadLettered(let reason):
             w.field("reason", reason)
             w.field("job", outcome.rawJob)
-        case .returnToQueue:
-            break
+        case .returnToQueue, .started:
+            w.field("queue", outcome.queue.name)
         }
         w.field("duration_ms", Int((outcome.durationSeconds * 1000).rounded()))
         w.field("worker", worker)

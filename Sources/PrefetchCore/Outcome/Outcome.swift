@@ -6,6 +6,8 @@ public struct Outcome: Sendable {
         case network
         /// Already in the cache; nothing was downloaded.
         case cache
+        /// Joined a transfer another job for the same key had started in this worker.
+        case coalesced
     }
 
     public struct Completion: Sendable {
@@ -31,19 +33,39 @@ public struct Outcome: Sendable {
         case deadLettered(reason: String)
         /// Not processed (the worker is stopping); the job goes back to the queue.
         case returnToQueue
+        /// Not an outcome: a transfer began (published only when started events are on).
+        case started
+
+        /// Whether this ends the job (everything except `.started`).
+        public var isTerminal: Bool {
+            if case .started = self { return false }
+            return true
+        }
     }
 
     /// The string taken from the queue, removed from the processing list once recorded.
     public let rawJob: String
     /// `nil` only for dead-lettered jobs.
     public let job: Job?
+    /// The list the job was taken from; a returned job goes back there.
+    public let queue: Job.Priority
     public let result: Result
+    /// The job shared a transfer started by another job for the same key.
+    public let coalesced: Bool
     public let durationSeconds: Double
 
-    public init(rawJob: String, job: Job?, result: Result, durationSeconds: Double) {
+    public init(rawJob: String, job: Job?, queue: Job.Priority = .normal, result: Result,
+                coalesced: Bool = false, durationSeconds: Double) {
         self.rawJob = rawJob
         self.job = job
+        self.queue = queue
         self.result = result
+        self.coalesced = coalesced
         self.durationSeconds = durationSeconds
+    }
+
+    public init(_ pending: PendingJob, _ result: Result, coalesced: Bool = false) {
+        self.init(rawJob: pending.job.raw, job: pending.job, queue: pending.queue, result: result,
+                  coalesced: coalesced, durationSeconds: -pending.takenAt.timeIntervalSinceNow)
     }
 }

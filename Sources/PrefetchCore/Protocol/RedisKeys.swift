@@ -9,6 +9,14 @@ public struct RedisKeys: Sendable, Equatable {
 
     /// The list users `LPUSH` jobs onto (normal priority).
     public var queue: String { prefix + ":queue" }
+    /// The list for one priority: `:queue:high`, `:queue`, `:queue:low`.
+    public func queue(_ priority: Job.Priority) -> String {
+        switch priority {
+        case .high: prefix + ":queue:high"
+        case .normal: prefix + ":queue"
+        case .low: prefix + ":queue:low"
+        }
+    }
     /// Pub/sub channel carrying one JSON event per outcome.
     public var events: String { prefix + ":events" }
     /// Capped stream holding the same events, for consumers that were not subscribed.

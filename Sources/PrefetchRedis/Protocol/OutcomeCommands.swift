@@ -13,24 +13,29 @@ public struct OutcomeCommands: Sendable {
     public let keys: RedisKeys
     public let worker: String
     public let configuration: Configuration
+    /// Returned jobs go back to the end of their list this worker's order takes from next.
+    public let order: ExecutionOrder
 
-    public init(keys: RedisKeys, worker: String, configuration: Configuration = Configuration()) {
+    public init(keys: RedisKeys, worker: String, order: ExecutionOrder = .fifo, configuration: Configuration = Configuration()) {
         self.keys = keys
         self.worker = worker
+        self.order = order
         self.configuration = configuration
     }
 
     public func commands(for outcome: Outcome, time: Double) -> [[String]] {
         let processing = keys.processing(worker: worker)
         if case .returnToQueue = outcome.result {
-            // RPUSH puts it at the end workers take from next, ahead of newer jobs.
-            return [["RPUSH", keys.queue, outcome.rawJob], ["LREM", processing, "1", outcome.rawJob]]
+            // Back to the end this worker takes from, so it is taken next.
+            let push = order == .fifo ? "RPUSH" : "LPUSH"
+            return [[push, keys.queue(outcome.queue), outcome.rawJob], ["LREM", processing, "1", outcome.rawJob]]
         }
         let event = Event.json(for: outcome, worker: worker, time: time)
         var commands: [[String]] = [
             ["PUBLISH", keys.events, event],
             ["XADD", keys.eventLog, "MAXLEN", "~", String(configuration.eventLogMaxLength), "*", "event", event],
         ]
+        if case .started = outcome.result { return commands }
         switch outcome.result {
         case .failed(let failure) where failure.kind == .permanent:
             if let url = outcome.job?.url.string {

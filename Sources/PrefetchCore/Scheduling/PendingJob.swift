@@ -1,0 +1,18 @@
+import Foundation
+
+/// A parsed job on its way through one worker: what was taken, from which list, and when.
+public struct PendingJob: Sendable {
+    public let job: Job
+    /// The Redis list it was taken from; unfinished jobs go back there.
+    public let queue: Job.Priority
+    public let takenAt: Date
+
+    public init(job: Job, queue: Job.Priority, takenAt: Date) {
+        self.job = job
+        self.queue = queue
+        self.takenAt = takenAt
+    }
+
+    /// Order inside the worker: the job's own `priority` field if set, else its list's.
+    public var priority: Job.Priority { job.priority ?? queue }
+}

@@ -1,0 +1,24 @@
+import PrefetchCore
+
+/// Where a transfer's body is written: an open file the downloader closes when done.
+public struct TransferDestination: Sendable {
+    public let fileDescriptor: Int32
+    public let path: String
+
+    public init(fileDescriptor: Int32, path: String) {
+        self.fileDescriptor = fileDescriptor
+        self.path = path
+    }
+}
+
+/// The worker's side of the downloader. Every method is called on the downloader's
+/// thread; keep them short (no network, no blocking on other threads).
+public protocol DownloaderDelegate: AnyObject, Sendable {
+    /// Opens the file the body of `key` streams into, when its transfer starts.
+    func destination(forKey key: String) throws -> TransferDestination
+    /// A transfer started for `jobs` (so far; more may join).
+    func transferStarted(key: String, jobs: [PendingJob])
+    /// A transfer ended. `jobs` holds every job that shared it, the one that started it
+    /// first. `destination` is closed; it is `nil` when it could not be opened.
+    func transferFinished(key: String, destination: TransferDestination?, response: TransferResponse, jobs: [PendingJob])
+}
