@@ -13,7 +13,10 @@ requests reached the origin. Paths:
   GET /redirect-loop?n=K      302 to /redirect-loop?n=K+1, forever
   GET /echo-headers           the request headers as JSON
   GET /__stats                JSON {"requests": {path: count}, "total": n, "max_concurrent": n,
-                              "headers": {path: {name: value}} (last request per path)}
+                              "headers": {path: {name: value}} (last request per path),
+                              "max_concurrent_by_group": {group: n}}
+                              requests with ?group=G are also counted per group, so tests
+                              running at once do not see each other's concurrency
   GET /__reset                clears the counters
 
 Usage: test-origin.py --port N --root DIR [--pid-file F]
@@ -31,6 +34,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 lock = threading.Lock()
 counts = {}
 seen_headers = {}
+group_active = {}
+group_max = {}
 active = 0
 max_active = 0
 
@@ -57,19 +62,26 @@ class Handler(BaseHTTPRequestHandler):
         if self.path == "/__stats":
             with lock:
                 body = json.dumps({"requests": counts, "total": sum(counts.values()),
-                                   "max_concurrent": max_active, "headers": seen_headers}).encode()
+                                   "max_concurrent": max_active, "headers": seen_headers,
+                                   "max_concurrent_by_group": group_max}).encode()
             self.send_body(200, body, "application/json")
             return
+        group = dict(urllib.parse.parse_qsl(self.path.partition("?")[2])).get("group")
         with lock:
             counts[self.path] = counts.get(self.path, 0) + 1
             seen_headers[self.path] = {k: v for k, v in self.headers.items()}
             active += 1
             max_active = max(max_active, active)
+            if group:
+                group_active[group] = group_active.get(group, 0) + 1
+                group_max[group] = max(group_max.get(group, 0), group_active[group])
         try:
             self.route()
         finally:
             with lock:
                 active -= 1
+                if group:
+                    group_active[group] -= 1
 
     def route(self):
         path, _, query = self.path.partition("?")

@@ -10,9 +10,12 @@ public struct OriginStats: Decodable, Sendable {
     public let maxConcurrent: Int
     /// The headers of the last request seen for each path.
     public let headers: [String: [String: String]]
+    /// Most requests in flight at once among those sent with `?group=G`.
+    public let maxConcurrentByGroup: [String: Int]
 
     enum CodingKeys: String, CodingKey {
         case requests, total, headers
+        case maxConcurrentByGroup = "max_concurrent_by_group"
         case maxConcurrent = "max_concurrent"
     }
 
@@ -28,4 +31,9 @@ public struct OriginStats: Decodable, Sendable {
 
     /// Requests seen for one path, e.g. `/files/a.bin`.
     public func count(_ path: String) -> Int { requests[path] ?? 0 }
+
+    /// Requests whose path starts with `prefix`.
+    public func count(prefix: String) -> Int {
+        requests.filter { $0.key.hasPrefix(prefix) }.values.reduce(0, +)
+    }
 }
