@@ -12,9 +12,12 @@ requests reached the origin. Paths:
   GET /redirect?to=URL        302 to URL
   GET /redirect-loop?n=K      302 to /redirect-loop?n=K+1, forever
   GET /echo-headers           the request headers as JSON
+  GET /flaky?fail=N&retry_after=S   503 with Retry-After: S for the first N requests of
+                              this exact path (query included), then 200
   GET /__stats                JSON {"requests": {path: count}, "total": n, "max_concurrent": n,
                               "headers": {path: {name: value}} (last request per path),
-                              "max_concurrent_by_group": {group: n}}
+                              "max_concurrent_by_group": {group: n},
+                              "times": {path: [unix seconds of each request]}}
                               requests with ?group=G are also counted per group, so tests
                               running at once do not see each other's concurrency
   GET /__reset                clears the counters
@@ -34,6 +37,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 lock = threading.Lock()
 counts = {}
 seen_headers = {}
+times = {}
 group_active = {}
 group_max = {}
 active = 0
@@ -56,6 +60,7 @@ class Handler(BaseHTTPRequestHandler):
             with lock:
                 counts.clear()
                 seen_headers.clear()
+                times.clear()
                 max_active = 0
             self.send_body(200, b"{}", "application/json")
             return
@@ -63,13 +68,14 @@ class Handler(BaseHTTPRequestHandler):
             with lock:
                 body = json.dumps({"requests": counts, "total": sum(counts.values()),
                                    "max_concurrent": max_active, "headers": seen_headers,
-                                   "max_concurrent_by_group": group_max}).encode()
+                                   "max_concurrent_by_group": group_max, "times": times}).encode()
             self.send_body(200, body, "application/json")
             return
         group = dict(urllib.parse.parse_qsl(self.path.partition("?")[2])).get("group")
         with lock:
             counts[self.path] = counts.get(self.path, 0) + 1
             seen_headers[self.path] = {k: v for k, v in self.headers.items()}
+            times.setdefault(self.path, []).append(time.time())
             active += 1
             max_active = max(max_active, active)
             if group:
@@ -135,6 +141,13 @@ class Handler(BaseHTTPRequestHandler):
         elif path == "/redirect-loop":
             n = int(q.get("n", "0"))
             self.send_body(302, b"", "text/plain", {"Location": "/redirect-loop?n=%d" % (n + 1)})
+        elif path == "/flaky":
+            with lock:
+                seen = counts.get(self.path, 0)
+            if seen <= int(q.get("fail", "1")):
+                self.send_body(503, b"try later\n", "text/plain", {"Retry-After": q.get("retry_after", "1")})
+            else:
+                self.send_body(200, b"finally " + query.encode(), "text/plain")
         elif path == "/echo-headers":
             self.send_body(200, json.dumps(dict(self.headers.items())).encode(), "application/json")
         elif path.startswith("/status/"):

@@ -4,7 +4,8 @@ import PrefetchRedis
 import Synchronization
 
 /// Takes jobs from Redis on its own thread and connection. It takes only as many as the
-/// in-flight gate allows, first in one non-blocking batch, then by blocking briefly.
+/// in-flight gate allows: first one non-blocking batch across the priority lists, and
+/// when they are all empty, a short blocking wait.
 final class JobIntake: Sendable {
     struct Settings: Sendable {
         var keys: RedisKeys
@@ -16,16 +17,23 @@ final class JobIntake: Sendable {
         var order: ExecutionOrder
     }
 
+    typealias Handler = @Sendable ([QueueCommands.Taken], ReconnectingRedis) -> Void
+
     private let settings: Settings
     private let gate: InFlightGate
+    private let held: HeldJobs
     private let stopping = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
-    private let deliver: @Sendable (QueueCommands.Taken) -> Void
+    private let beforeFirstTake: @Sendable () -> Void
+    private let handle: Handler
 
-    init(settings: Settings, gate: InFlightGate, deliver: @escaping @Sendable (QueueCommands.Taken) -> Void) {
+    init(settings: Settings, gate: InFlightGate, held: HeldJobs,
+         beforeFirstTake: @escaping @Sendable () -> Void, handle: @escaping Handler) {
         self.settings = settings
         self.gate = gate
-        self.deliver = deliver
+        self.held = held
+        self.beforeFirstTake = beforeFirstTake
+        self.handle = handle
     }
 
     func start() {
@@ -34,31 +42,48 @@ final class JobIntake: Sendable {
         thread.start()
     }
 
-    /// Stops taking jobs; returns once the thread has delivered its last batch.
+    /// Stops taking jobs; returns once the thread has handled its last batch.
     func stop() {
         stopping.store(true, ordering: .relaxed)
         finished.wait()
     }
 
+    private var isStopping: Bool { stopping.load(ordering: .relaxed) }
+
     private func run() {
-        let redis = ReconnectingRedis(url: settings.url, role: "intake", shouldStop: { [self] in
-            stopping.load(ordering: .relaxed)
-        })
-        while !stopping.load(ordering: .relaxed) {
+        beforeFirstTake()
+        let redis = ReconnectingRedis(url: settings.url, role: "intake", shouldStop: { [self] in isStopping })
+        var reconcile = false
+        while !isStopping {
             let free = gate.waitForFreeSlots(timeout: 0.5)
-            guard free > 0, !stopping.load(ordering: .relaxed) else { continue }
+            guard free > 0, !isStopping else { continue }
             let jobs: [QueueCommands.Taken]
             do {
-                jobs = try redis.run { conn throws(RedisError) in try take(upTo: min(free, settings.maxBatch), conn) }
+                jobs = try redis.run { conn throws(RedisError) in
+                    if reconcile {
+                        try returnUnknownJobs(conn)
+                        reconcile = false
+                    }
+                    do throws(RedisError) {
+                        return try take(upTo: min(free, settings.maxBatch), conn)
+                    } catch {
+                        // The move may have happened with its reply lost: check the
+                        // processing lists against what we hold before taking again.
+                        if error.isConnectionError { reconcile = true }
+                        throw error
+                    }
+                }
             } catch {
-                if !stopping.load(ordering: .relaxed) {
+                if !isStopping {
                     Log.error("intake: \(error)")
                     Thread.sleep(forTimeInterval: 1)
                 }
                 continue
             }
+            guard !jobs.isEmpty else { continue }
             gate.acquire(jobs.count)
-            for job in jobs { deliver(job) }
+            for job in jobs { held.add(job.raw, queue: job.queue) }
+            handle(jobs, redis)
         }
         finished.signal()
     }
@@ -72,5 +97,19 @@ final class JobIntake: Sendable {
         let one = try QueueCommands.blocking(
             from: conn.command(QueueCommands.takeBlocking(s.keys, worker: s.worker, timeout: s.blockTimeout, order: s.order)))
         return one.map { [$0] } ?? []
+    }
+
+    private func returnUnknownJobs(_ conn: RedisConnection) throws(RedisError) {
+        let s = settings
+        for queue in Job.Priority.allCases {
+            let list = s.keys.processing(worker: s.worker, queue)
+            let present = try conn.command(["LRANGE", list, "0", "-1"]).check().array?.compactMap(\.string) ?? []
+            guard !present.isEmpty else { continue }
+            let commands = MaintenanceCommands.reconcile(list: present, known: held.jobs(in: queue), processing: list, queue: s.keys.queue(queue))
+            if !commands.isEmpty {
+                _ = try conn.pipeline(commands)
+                Log.warning("intake: returned \(commands.count) job(s) whose take reply was lost")
+            }
+        }
     }
 }

@@ -6,22 +6,26 @@ import PrefetchRedis
 /// accumulated into one pipeline. While Redis is away, outcomes wait here (the bound on
 /// jobs in flight bounds this buffer too) and are written once it is back.
 final class OutcomeWriter: @unchecked Sendable {
-    // @unchecked: `pending`, `stopping` and `idle` are guarded by `condition`;
-    // `redis` is touched only by the writer thread.
+    // @unchecked: `pending` and `stopping` are guarded by `condition`; `redis` is touched
+    // only by the writer thread.
     private let condition = NSCondition()
     private var pending: [Outcome] = []
     private var stopping = false
-    private var writing = false
     private let commands: OutcomeCommands
     private let redis: ReconnectingRedis
     private let batchSize: Int
     private let done = DispatchSemaphore(value: 0)
+    /// Adjusts an outcome just before it is written (lease reference counting).
+    private let prepare: @Sendable (Outcome) -> Outcome
     /// Called on the writer thread after each batch is recorded.
     private let recorded: @Sendable ([Outcome]) -> Void
 
-    init(url: RedisURL, commands: OutcomeCommands, batchSize: Int = 512, recorded: @escaping @Sendable ([Outcome]) -> Void) {
+    init(url: RedisURL, commands: OutcomeCommands, batchSize: Int = 512,
+         prepare: @escaping @Sendable (Outcome) -> Outcome,
+         recorded: @escaping @Sendable ([Outcome]) -> Void) {
         self.commands = commands
         self.batchSize = batchSize
+        self.prepare = prepare
         self.recorded = recorded
         redis = ReconnectingRedis(url: url, role: "outcome writer")
     }
@@ -50,19 +54,19 @@ final class OutcomeWriter: @unchecked Sendable {
 
     private func run() {
         while let batch = nextBatch() {
+            let prepared = batch.map(prepare)
             let time = Date().timeIntervalSince1970
-            let pipeline = batch.flatMap { commands.commands(for: $0, time: time) }
+            let pipeline = prepared.flatMap { commands.commands(for: $0, time: time) }
             do {
                 let replies = try redis.run { conn throws(RedisError) in try conn.pipeline(pipeline) }
                 for case .error(let message) in replies {
                     Log.error("recording outcomes: Redis replied \(message)")
                 }
-                recorded(batch)
             } catch {
                 // Only non-connection errors reach here (connection errors are retried).
                 Log.error("recording outcomes failed: \(error)")
-                recorded(batch)
             }
+            recorded(prepared)
         }
         done.signal()
     }

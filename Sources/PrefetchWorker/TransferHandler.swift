@@ -9,11 +9,13 @@ import PrefetchImage
 final class TransferHandler: DownloaderDelegate {
     let cache: DiskCache
     let writer: OutcomeWriter
+    let retry: RetryPolicy
     let publishStarted: Bool
 
-    init(cache: DiskCache, writer: OutcomeWriter, publishStarted: Bool) {
+    init(cache: DiskCache, writer: OutcomeWriter, retry: RetryPolicy, publishStarted: Bool) {
         self.cache = cache
         self.writer = writer
+        self.retry = retry
         self.publishStarted = publishStarted
     }
 
@@ -31,10 +33,23 @@ final class TransferHandler: DownloaderDelegate {
         let result = outcome(key: key, destination: destination, response: response, leader: jobs.first?.job)
         for (index, job) in jobs.enumerated() {
             var own = result
-            if index > 0, case .completed(let c) = result {
+            var exhausted = false
+            switch result {
+            case .completed(let c) where index > 0:
                 own = .completed(.init(source: .coalesced, path: c.path, bytes: c.bytes, httpStatus: c.httpStatus, contentType: c.contentType))
+            case .failed(let failure):
+                // Each job has its own attempt count, so each gets its own decision.
+                switch retry.decide(failure, attempt: job.job.attempt, random: Double.random(in: 0..<1)) {
+                case .retry(let attempt, let delay): own = .retrying(failure, attempt: attempt, delay: delay)
+                case .exhausted: exhausted = true
+                case .permanent: break
+                }
+            default:
+                break
             }
-            writer.submit(Outcome(job, own, coalesced: index > 0))
+            var outcome = Outcome(job, own, coalesced: index > 0)
+            outcome.exhausted = exhausted
+            writer.submit(outcome)
         }
     }
 
@@ -46,7 +61,7 @@ final class TransferHandler: DownloaderDelegate {
         }
         guard (200...299).contains(response.httpStatus) else {
             discard()
-            return .failed(.http(status: response.httpStatus))
+            return .failed(.http(status: response.httpStatus, retryAfter: response.retryAfter))
         }
         guard let destination, let leader else { return .failed(Failure(kind: .transient, reason: "no destination")) }
         let entry = cache.layout.paths(forKey: key)

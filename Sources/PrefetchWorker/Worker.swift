@@ -8,9 +8,10 @@ import Synchronization
 /// One prefetchd worker process: takes jobs from Redis, serves them from the cache or
 /// downloads them, and records one outcome per job.
 ///
-///     intake thread ──▶ parse ─▶ cache lookup ─▶ downloader thread (curl multi)
-///                                      │                     │ commit to cache
-///                                      └──────────▶ outcome writer thread ──▶ Redis
+///     intake thread ──▶ parse ─▶ cache ─▶ admission ─▶ downloader thread (scheduler + curl multi)
+///                          │        │          │                │ commit to cache
+///                          └────────┴──────────┴──────▶ outcome writer thread ──▶ Redis
+///     housekeeper thread: heartbeat, recovery of dead workers' jobs, due retries, leases
 public final class Worker: Sendable {
     public struct Configuration: Sendable {
         /// Default: `redis://127.0.0.1:6379`.
@@ -19,7 +20,7 @@ public final class Worker: Sendable {
         public var keys = RedisKeys()
         /// Root of the shared disk cache. No default: the command line supplies one.
         public var cacheDirectory: String
-        /// Names this worker's processing list and appears in events.
+        /// Names this worker's processing lists and appears in events.
         /// Default: `<host>-<pid>-<random>`.
         public var workerID = Worker.defaultID()
         public var downloader = Downloader.Configuration()
@@ -33,6 +34,17 @@ public final class Worker: Sendable {
         public var outcomes = OutcomeCommands.Configuration()
         /// Publish a `started` event when a transfer begins. Default: false.
         public var publishStartedEvents = false
+        /// Retries of transient failures. Default: 5 attempts, 1 s doubling to 300 s, with jitter.
+        public var retry = RetryPolicy()
+        /// Seconds the heartbeat lives; a worker silent this long is presumed dead and its
+        /// jobs are returned to the queue. Default: 10.
+        public var heartbeatTTL = 10.0
+        /// Seconds a cross-worker lease on a key lives without renewal. Default: 30.
+        public var leaseSeconds = 30.0
+        /// Recoveries from dead workers before a job is dead-lettered as a poison pill. Default: 3.
+        public var maxRecoveries = 3
+        /// Seconds a job waits when another worker is fetching its key. Default: 0.5.
+        public var deferDelay = 0.5
 
         public init(cacheDirectory: String) {
             self.cacheDirectory = cacheDirectory
@@ -43,25 +55,14 @@ public final class Worker: Sendable {
         }
     }
 
-    /// Counts of outcomes recorded so far.
-    public struct Statistics: Sendable, Equatable, CustomStringConvertible {
-        public var downloaded = 0
-        public var fromCache = 0
-        public var failed = 0
-        public var deadLettered = 0
-        public var returned = 0
-
-        public var description: String {
-            "downloaded \(downloaded), from cache \(fromCache), failed \(failed), dead-lettered \(deadLettered), returned \(returned)"
-        }
-    }
-
     public let configuration: Configuration
     let cache: DiskCache
     let downloader: Downloader
     let gate: InFlightGate
     let writer: OutcomeWriter
+    let held = HeldJobs()
     private let handler: TransferHandler
+    private let housekeeper: Housekeeper
     private let intake: Mutex<JobIntake?> = Mutex(nil)
     let stats = StatisticsBox()
     let stopping = Atomic<Bool>(false)
@@ -72,33 +73,47 @@ public final class Worker: Sendable {
         gate = InFlightGate(limit: configuration.effectiveMaxJobsInFlight)
         let commands = OutcomeCommands(keys: configuration.keys, worker: configuration.workerID,
                                        order: configuration.downloader.order, configuration: configuration.outcomes)
-        let gate = self.gate
-        let stats = self.stats
-        writer = OutcomeWriter(url: configuration.redisURL, commands: commands) { batch in
+        let (gate, stats, held) = (self.gate, self.stats, self.held)
+        writer = OutcomeWriter(url: configuration.redisURL, commands: commands, prepare: { outcome in
+            // Release a lease only when the last job of this worker relying on it is done.
+            var outcome = outcome
+            if let lease = outcome.leaseKey, !held.releaseLease(lease) { outcome.leaseKey = nil }
+            return outcome
+        }, recorded: { batch in
             let terminal = batch.filter(\.result.isTerminal)
+            for outcome in terminal { held.remove(outcome.rawJob, queue: outcome.queue) }
             stats.value.withLock { s in for outcome in terminal { s.count(outcome) } }
             gate.release(terminal.count)
-        }
-        handler = TransferHandler(cache: cache, writer: writer, publishStarted: configuration.publishStartedEvents)
+        })
+        handler = TransferHandler(cache: cache, writer: writer, retry: configuration.retry,
+                                  publishStarted: configuration.publishStartedEvents)
         downloader = try Downloader(configuration: configuration.downloader, delegate: handler)
+        housekeeper = Housekeeper(settings: .init(
+            keys: configuration.keys, worker: configuration.workerID, url: configuration.redisURL,
+            heartbeatTTL: configuration.heartbeatTTL, leaseSeconds: configuration.leaseSeconds,
+            maxRecoveries: configuration.maxRecoveries, failedTTL: configuration.outcomes.failedTTL), held: held)
     }
 
     public var statistics: Statistics { stats.value.withLock { $0 } }
 
     public func start() {
         writer.start()
+        housekeeper.start()
         let c = configuration
         let settings = JobIntake.Settings(
             keys: c.keys, worker: c.workerID, url: c.redisURL, blockTimeout: c.blockTimeout,
             maxBatch: max(1, c.effectiveMaxJobsInFlight / 2), order: c.downloader.order)
-        let intake = JobIntake(settings: settings, gate: gate) { [self] raw in process(raw) }
+        let housekeeper = self.housekeeper
+        let intake = JobIntake(settings: settings, gate: gate, held: held,
+                               beforeFirstTake: { housekeeper.waitUntilRegistered() },
+                               handle: { [self] batch, redis in admit(batch, redis: redis) })
         self.intake.withLock { $0 = intake }
         intake.start()
-        Log.info("worker \(c.workerID) started: redis \(c.redisURL), queue \(c.keys.queue), cache \(c.cacheDirectory)")
+        Log.info("worker \(c.workerID) started: redis \(c.redisURL), queues \(c.keys.queue(.high)) > \(c.keys.queue) > \(c.keys.queue(.low)), order \(c.downloader.order.rawValue), cache \(c.cacheDirectory)")
     }
 
     /// Graceful stop: take no more jobs, let transfers finish within the grace period,
-    /// return the rest to the queue, record every outcome, then return.
+    /// return the rest to the queue, record every outcome, deregister, then return.
     public func stop() {
         guard !stopping.exchange(true, ordering: .relaxed) else { return }
         Log.info("stopping: \(gate.current) jobs in flight, grace period \(configuration.shutdownGracePeriod) s")
@@ -110,6 +125,7 @@ public final class Worker: Sendable {
             writer.submit(Outcome(pending, .returnToQueue))
         }
         writer.stopAfterFlushing()
+        housekeeper.stop()
         Log.info("worker \(configuration.workerID) stopped: \(statistics)")
     }
 
@@ -118,22 +134,4 @@ public final class Worker: Sendable {
         let suffix = String(UInt32.random(in: 0...UInt32.max), radix: 36)
         return "\(host)-\(getpid())-\(suffix)"
     }
-}
-
-extension Worker.Statistics {
-    mutating func count(_ outcome: Outcome) {
-        switch outcome.result {
-        case .completed(let c) where c.source == .cache: fromCache += 1
-        case .completed: downloaded += 1
-        case .failed: failed += 1
-        case .deadLettered: deadLettered += 1
-        case .returnToQueue: returned += 1
-        case .started: break
-        }
-    }
-}
-
-/// A reference to the counters, so the outcome writer's callback can share them.
-final class StatisticsBox: Sendable {
-    let value = Mutex(Worker.Statistics())
 }

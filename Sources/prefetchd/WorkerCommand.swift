@@ -25,6 +25,14 @@ enum WorkerCommand {
           --low-speed-time S     ... sustained for S seconds  [PREFETCH_LOW_SPEED_TIME] default 30
           --started-events       also publish "started" events [PREFETCH_STARTED_EVENTS=1]
           --grace S              shutdown grace period        [PREFETCH_GRACE]      default 30
+          --max-attempts N       attempts for transient failures [PREFETCH_MAX_ATTEMPTS] default 5
+          --retry-base S         first backoff delay (doubles)   [PREFETCH_RETRY_BASE]  default 1
+          --retry-max S          longest backoff delay           [PREFETCH_RETRY_MAX]   default 300
+          --fail-exhausted       exhausted transient failures enter the failed set [PREFETCH_FAIL_EXHAUSTED=1]
+          --failed-ttl S         failed-set entries expire after S seconds, 0=never [PREFETCH_FAILED_TTL] default 0
+          --heartbeat-ttl S      a worker silent this long is dead [PREFETCH_HEARTBEAT_TTL] default 10
+          --max-recoveries N     recoveries before a job is a poison pill [PREFETCH_MAX_RECOVERIES] default 3
+          --lease S              cross-worker fetch lease        [PREFETCH_LEASE]       default 30
           --log-level L          debug|info|warning|error     [PREFETCH_LOG_LEVEL]  default info
         """
 
@@ -32,8 +40,9 @@ enum WorkerCommand {
         "redis", "prefix", "cache-dir", "worker-id", "concurrency", "per-host", "max-in-flight",
         "connect-timeout", "timeout", "max-body-size", "max-redirects", "grace", "log-level",
         "order", "rate", "low-speed-limit", "low-speed-time",
+        "max-attempts", "retry-base", "retry-max", "failed-ttl", "heartbeat-ttl", "max-recoveries", "lease",
     ]
-    static let switches: Set<String> = ["started-events"]
+    static let switches: Set<String> = ["started-events", "fail-exhausted"]
 
     static func configuration(_ o: Options) throws -> Worker.Configuration {
         var c = Worker.Configuration(cacheDirectory: o.string("cache-dir", env: "PREFETCH_CACHE_DIR", default: defaultCacheDirectory(o))!)
@@ -57,6 +66,14 @@ enum WorkerCommand {
         c.downloader.lowSpeedBytesPerSecond = try o.int("low-speed-limit", env: "PREFETCH_LOW_SPEED_LIMIT", default: c.downloader.lowSpeedBytesPerSecond)
         c.downloader.lowSpeedSeconds = try o.int("low-speed-time", env: "PREFETCH_LOW_SPEED_TIME", default: c.downloader.lowSpeedSeconds)
         c.publishStartedEvents = o.flag("started-events") || o.environment["PREFETCH_STARTED_EVENTS"] == "1"
+        c.retry.maxAttempts = max(1, try o.int("max-attempts", env: "PREFETCH_MAX_ATTEMPTS", default: c.retry.maxAttempts))
+        c.retry.baseDelay = try o.seconds("retry-base", env: "PREFETCH_RETRY_BASE", default: c.retry.baseDelay)
+        c.retry.maxDelay = try o.seconds("retry-max", env: "PREFETCH_RETRY_MAX", default: c.retry.maxDelay)
+        c.outcomes.failExhausted = o.flag("fail-exhausted") || o.environment["PREFETCH_FAIL_EXHAUSTED"] == "1"
+        c.outcomes.failedTTL = try o.seconds("failed-ttl", env: "PREFETCH_FAILED_TTL", default: 0)
+        c.heartbeatTTL = max(0.5, try o.seconds("heartbeat-ttl", env: "PREFETCH_HEARTBEAT_TTL", default: c.heartbeatTTL))
+        c.maxRecoveries = try o.int("max-recoveries", env: "PREFETCH_MAX_RECOVERIES", default: c.maxRecoveries)
+        c.leaseSeconds = max(1, try o.seconds("lease", env: "PREFETCH_LEASE", default: c.leaseSeconds))
         return c
     }
 

@@ -15,6 +15,7 @@ import Testing
         let h = try WorkerHarness("slow") { c in
             c.downloader.lowSpeedBytesPerSecond = 1000
             c.downloader.lowSpeedSeconds = 1
+            c.retry.maxAttempts = 1
         }
         defer { h.stop() }
         try h.push(h.env.origin + "/slow?bytes=100000&bps=10&k=\(h.keys.prefix)")
@@ -22,6 +23,7 @@ import Testing
         let events = try h.waitForEvents(1, timeout: 20)
         #expect(events.first?["event"] as? String == "failed")
         #expect(events.first?["kind"] as? String == "transient")
+        #expect(events.first?["exhausted"] as? Bool == true)
         #expect(((events.first?["duration_ms"] as? Int) ?? 0) < 10_000)
         #expect(tempFiles(h).isEmpty)
         #expect(h.cacheBodies().isEmpty)

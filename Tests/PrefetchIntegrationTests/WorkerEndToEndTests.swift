@@ -53,12 +53,13 @@ import Testing
     }
 
     @Test func transientFailureIsNotMarkedFailed() throws {
-        let h = try WorkerHarness("e2e-503")
+        let h = try WorkerHarness("e2e-503") { c in c.retry.maxAttempts = 1 }
         defer { h.stop() }
         h.start()
         try h.push(h.env.origin + "/status/503", "http://127.0.0.1:1/refused")
         let events = try h.waitForEvents(2)
         #expect(events.allSatisfy { $0["event"] as? String == "failed" && $0["kind"] as? String == "transient" })
+        #expect(events.allSatisfy { $0["exhausted"] as? Bool == true })
         #expect(try h.redis.int("SCARD", h.keys.failed) == 0)
     }
 

@@ -13,18 +13,26 @@ final class WorkerHarness {
     let cacheDirectory: String
     let worker: Worker
     let redis: RedisConnection
+    private let ownsCache: Bool
 
-    init(_ name: String, configure: (inout Worker.Configuration) -> Void = { _ in }) throws {
+    /// - Parameters:
+    ///   - keys, cacheDirectory: share these with other harnesses to run several workers
+    ///     on one queue and one cache; by default each harness has its own.
+    init(_ name: String, keys: RedisKeys? = nil, cacheDirectory: String? = nil,
+         configure: (inout Worker.Configuration) -> Void = { _ in }) throws {
         CurlRuntime.initializeOnce()
         env = try TestEnvironment.current()
-        keys = RedisKeys(prefix: TestEnvironment.uniquePrefix(name))
-        cacheDirectory = try TestEnvironment.temporaryDirectory(name)
-        var c = Worker.Configuration(cacheDirectory: cacheDirectory)
+        self.keys = keys ?? RedisKeys(prefix: TestEnvironment.uniquePrefix(name))
+        ownsCache = cacheDirectory == nil
+        if let cacheDirectory { self.cacheDirectory = cacheDirectory } else { self.cacheDirectory = try TestEnvironment.temporaryDirectory(name) }
+        var c = Worker.Configuration(cacheDirectory: self.cacheDirectory)
         c.redisURL = env.redisURL
-        c.keys = keys
+        c.keys = self.keys
         c.workerID = "w-\(name)"
         c.blockTimeout = 0.2
         c.shutdownGracePeriod = 5
+        c.heartbeatTTL = 2
+        c.retry.baseDelay = 0.2
         configure(&c)
         worker = try Worker(configuration: c)
         redis = try env.redis()
@@ -49,7 +57,7 @@ final class WorkerHarness {
 
     func stop() {
         worker.stop()
-        try? FileManager.default.removeItem(atPath: cacheDirectory)
+        if ownsCache { try? FileManager.default.removeItem(atPath: cacheDirectory) }
     }
 
     /// Bodies (not metadata, not temp files) in the cache.

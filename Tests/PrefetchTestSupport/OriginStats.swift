@@ -12,9 +12,11 @@ public struct OriginStats: Decodable, Sendable {
     public let headers: [String: [String: String]]
     /// Most requests in flight at once among those sent with `?group=G`.
     public let maxConcurrentByGroup: [String: Int]
+    /// When each request for a path arrived (Unix seconds).
+    public let times: [String: [Double]]
 
     enum CodingKeys: String, CodingKey {
-        case requests, total, headers
+        case requests, total, headers, times
         case maxConcurrentByGroup = "max_concurrent_by_group"
         case maxConcurrent = "max_concurrent"
     }

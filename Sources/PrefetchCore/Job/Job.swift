@@ -19,11 +19,13 @@ public struct Job: Sendable, Equatable {
     public let retryFailed: Bool
     /// Revalidate or refetch even when the URL is cached.
     public let refresh: Bool
+    /// 1 for a fresh job; retries are re-queued with the next attempt number.
+    public let attempt: Int
 
     public init(
         raw: String, url: NormalizedURL, id: String? = nil, customKey: String? = nil,
         priority: Priority? = nil, headers: [String: String] = [:], credentials: Credentials? = nil,
-        retryFailed: Bool = false, refresh: Bool = false
+        retryFailed: Bool = false, refresh: Bool = false, attempt: Int = 1
     ) {
         self.raw = raw
         self.url = url
@@ -34,6 +36,7 @@ public struct Job: Sendable, Equatable {
         self.credentials = credentials
         self.retryFailed = retryFailed
         self.refresh = refresh
+        self.attempt = attempt
     }
 
     /// The key the cache stores this job's body under.

@@ -49,8 +49,34 @@ public enum JobParser {
             raw: raw, url: try url(urlText.trimmingCharacters(in: .whitespaces)), id: id, customKey: key,
             priority: priority, headers: try headers(object), credentials: try credentials(object),
             retryFailed: try optionalBool(object, "retry_failed"),
-            refresh: try optionalBool(object, "refresh")
+            refresh: try optionalBool(object, "refresh"),
+            attempt: try attempt(object)
         )
+    }
+
+    private static func attempt(_ object: [String: Any]) throws(JobParseError) -> Int {
+        guard let value = object["attempt"], !(value is NSNull) else { return 1 }
+        guard let number = value as? NSNumber, !isBoolean(number), let n = Int(exactly: number.doubleValue), n >= 1 else {
+            throw .wrongType(field: "attempt", expected: "a whole number ≥ 1")
+        }
+        return n
+    }
+
+    /// The job as it is re-queued for attempt `n`: a JSON object with `"attempt": n`
+    /// (a bare URL becomes `{"url": ..., "attempt": n}`); every other field is kept.
+    public static func raw(_ job: Job, forAttempt n: Int) -> String {
+        let text = job.raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        if text.hasPrefix("{"), let data = text.data(using: .utf8),
+           var object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] {
+            object["attempt"] = n
+            if let out = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) {
+                return String(decoding: out, as: UTF8.self)
+            }
+        }
+        var w = JSONWriter()
+        w.field("url", text)
+        w.field("attempt", n)
+        return w.finish()
     }
 
     /// Header names must be HTTP tokens and values must not contain CR or LF, so a job
@@ -94,13 +120,13 @@ public enum JobParser {
     private static func optionalBool(_ object: [String: Any], _ field: String) throws(JobParseError) -> Bool {
         guard let value = object[field], !(value is NSNull) else { return false }
         // JSONSerialization decodes JSON booleans as NSNumber; reject 0/1 so a typo is caught.
-        guard let number = value as? NSNumber, CFGetTypeIDIfAvailable(number) else {
+        guard let number = value as? NSNumber, isBoolean(number) else {
             throw .wrongType(field: field, expected: "true or false")
         }
         return number.boolValue
     }
 
-    private static func CFGetTypeIDIfAvailable(_ number: NSNumber) -> Bool {
+    private static func isBoolean(_ number: NSNumber) -> Bool {
         // On Linux a JSON boolean arrives as an NSNumber whose objCType is "c".
         String(cString: number.objCType) == "c"
     }

@@ -8,11 +8,15 @@ public enum Event {
         case .deadLettered: w.field("event", "dead")
         case .returnToQueue: w.field("event", "returned")
         case .started: w.field("event", "started")
+        case .retrying: w.field("event", "retrying")
+        case .skipped: w.field("event", "skipped")
+        case .deferred: w.field("event", "deferred")
         }
         if let job = outcome.job {
             w.field("url", job.url.string)
             w.field("key", job.cacheKey)
             w.field("id", job.id)
+            w.field("attempt", job.attempt)
         }
         if outcome.coalesced { w.field("coalesced", true) }
         switch outcome.result {
@@ -26,6 +30,17 @@ public enum Event {
             w.field("kind", f.kind.rawValue)
             w.field("reason", f.reason)
             w.field("status", f.httpStatus)
+            if outcome.exhausted { w.field("exhausted", true) }
+        case .retrying(let f, let next, let delay):
+            w.field("kind", f.kind.rawValue)
+            w.field("reason", f.reason)
+            w.field("status", f.httpStatus)
+            w.field("next_attempt", next)
+            w.field("retry_in_ms", Int((delay * 1000).rounded()))
+        case .skipped(let reason):
+            w.field("reason", reason)
+        case .deferred(let delay):
+            w.field("retry_in_ms", Int((delay * 1000).rounded()))
         case .deadLettered(let reason):
             w.field("reason", reason)
             w.field("job", outcome.rawJob)
@@ -49,10 +64,12 @@ public enum Event {
     }
 
     /// The value stored beside a failed URL in the failed-reasons hash.
-    public static func failureRecordJSON(_ failure: Failure, worker: String, time: Double) -> String {
+    public static func failureRecordJSON(_ failure: Failure, attempts: Int, worker: String, time: Double) -> String {
         var w = JSONWriter()
         w.field("reason", failure.reason)
         w.field("status", failure.httpStatus)
+        w.field("attempts", attempts)
+        w.field("kind", failure.kind.rawValue)
         w.field("worker", worker)
         w.field("time", (time * 1000).rounded() / 1000)
         return w.finish()

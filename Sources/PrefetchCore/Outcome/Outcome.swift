@@ -35,6 +35,13 @@ public struct Outcome: Sendable {
         case returnToQueue
         /// Not an outcome: a transfer began (published only when started events are on).
         case started
+        /// A transient failure; the job is re-queued as `attempt` after `delay` seconds.
+        case retrying(Failure, attempt: Int, delay: Double)
+        /// The URL is in the failed set and the job did not ask for `retry_failed`.
+        case skipped(reason: String)
+        /// Another worker is fetching the same key; the job comes back after `delay`
+        /// seconds and is then served from the cache. No event.
+        case deferred(delay: Double)
 
         /// Whether this ends the job (everything except `.started`).
         public var isTerminal: Bool {
@@ -53,6 +60,11 @@ public struct Outcome: Sendable {
     /// The job shared a transfer started by another job for the same key.
     public let coalesced: Bool
     public let durationSeconds: Double
+    /// For a failure: whether the attempts ran out (the failure was transient).
+    public var exhausted = false
+    /// A cross-worker lease to release once this outcome is recorded (set on the job that
+    /// started a transfer).
+    public var leaseKey: String?
 
     public init(rawJob: String, job: Job?, queue: Job.Priority = .normal, result: Result,
                 coalesced: Bool = false, durationSeconds: Double) {
@@ -67,5 +79,6 @@ public struct Outcome: Sendable {
     public init(_ pending: PendingJob, _ result: Result, coalesced: Bool = false) {
         self.init(rawJob: pending.job.raw, job: pending.job, queue: pending.queue, result: result,
                   coalesced: coalesced, durationSeconds: -pending.takenAt.timeIntervalSinceNow)
+        if result.isTerminal { leaseKey = pending.leaseKey }
     }
 }

@@ -27,6 +27,22 @@ public struct RedisKeys: Sendable, Equatable {
     public var failedReasons: String { prefix + ":failed:reasons" }
     /// List of jobs that could not be parsed, each with its reason.
     public var dead: String { prefix + ":dead" }
-    /// Jobs a worker has taken and not yet recorded an outcome for.
-    public func processing(worker: String) -> String { prefix + ":processing:" + worker }
+    /// Jobs a worker has taken from one list and not yet recorded an outcome for.
+    public func processing(worker: String, _ priority: Job.Priority = .normal) -> String {
+        prefix + ":processing:" + worker + (priority == .normal ? "" : ":" + priority.name)
+    }
+    /// Sorted set: retry entries (JSON `{"id","queue","job"}`) scored by due time (Unix ms).
+    public var retry: String { prefix + ":retry" }
+    /// Set of registered worker ids.
+    public var workers: String { prefix + ":workers" }
+    /// A worker's heartbeat: exists while the worker is alive (it has a TTL).
+    public func heartbeat(worker: String) -> String { prefix + ":worker:" + worker }
+    /// Hash: job → how many times it was recovered from a dead worker.
+    public var recoveries: String { prefix + ":recoveries" }
+    /// Sorted set: failed URL → when its failed-set entry expires (Unix ms).
+    public var failedExpiry: String { prefix + ":failed:expiry" }
+    /// Held while one worker fetches a key, so other workers wait instead of fetching it too.
+    public func lease(keyHash: String) -> String { prefix + ":lease:" + keyHash }
+    /// Held by the worker running the periodic cache sweep.
+    public var sweepLease: String { prefix + ":sweep" }
 }

@@ -6,11 +6,14 @@ public struct PendingJob: Sendable {
     /// The Redis list it was taken from; unfinished jobs go back there.
     public let queue: Job.Priority
     public let takenAt: Date
+    /// The cross-worker lease this job holds while it is fetched, if any.
+    public var leaseKey: String?
 
-    public init(job: Job, queue: Job.Priority, takenAt: Date) {
+    public init(job: Job, queue: Job.Priority, takenAt: Date, leaseKey: String? = nil) {
         self.job = job
         self.queue = queue
         self.takenAt = takenAt
+        self.leaseKey = leaseKey
     }
 
     /// Order inside the worker: the job's own `priority` field if set, else its list's.

@@ -4,16 +4,16 @@ import PrefetchCore
 /// processing list, and leaves that list only when its outcome has been recorded, so a
 /// crash between the two leaves it recoverable rather than lost.
 public enum QueueCommands {
-    /// Moves up to ARGV[1] jobs into KEYS[4], from KEYS[1..3] (high, normal, low) in that
-    /// order, each taken from the end ARGV[2] names. One round trip, atomic. Returns a flat
-    /// array: list index (1-3), job, list index, job, ...
+    /// Moves up to ARGV[1] jobs from KEYS[1..3] (high, normal, low), in that order, each
+    /// taken from the end ARGV[2] names, into the worker's matching processing list
+    /// KEYS[4..6]. One round trip, atomic. Returns a flat array: list index (1-3), job, ...
     static let takeScript = """
         local want = tonumber(ARGV[1])
         local from = ARGV[2]
         local out = {}
         for list = 1, 3 do
           while want > 0 do
-            local job = redis.call('LMOVE', KEYS[list], KEYS[4], from, 'LEFT')
+            local job = redis.call('LMOVE', KEYS[list], KEYS[list + 3], from, 'LEFT')
             if not job then break end
             out[#out + 1] = list
             out[#out + 1] = job
@@ -30,15 +30,16 @@ public enum QueueCommands {
     static func end(_ order: ExecutionOrder) -> String { order == .fifo ? "RIGHT" : "LEFT" }
 
     public static func takeBatch(_ keys: RedisKeys, worker: String, count: Int, order: ExecutionOrder) -> [String] {
-        ["EVAL", takeScript, "4", keys.queue(.high), keys.queue(.normal), keys.queue(.low),
-         keys.processing(worker: worker), String(count), end(order)]
+        ["EVAL", takeScript, "6", keys.queue(.high), keys.queue(.normal), keys.queue(.low),
+         keys.processing(worker: worker, .high), keys.processing(worker: worker, .normal),
+         keys.processing(worker: worker, .low), String(count), end(order)]
     }
 
     /// Waits up to `timeout` seconds for one normal-priority job (Redis cannot block on
     /// several lists and move atomically; the batch take covers high and low).
     /// Keep `timeout` well below the socket timeout.
     public static func takeBlocking(_ keys: RedisKeys, worker: String, timeout: Double, order: ExecutionOrder) -> [String] {
-        ["BLMOVE", keys.queue(.normal), keys.processing(worker: worker), end(order), "LEFT", String(timeout)]
+        ["BLMOVE", keys.queue(.normal), keys.processing(worker: worker, .normal), end(order), "LEFT", String(timeout)]
     }
 
     /// A job as taken, with the list it came from.
