@@ -32,7 +32,7 @@ export PREFETCH_TEST_ORIGIN_ROOT="$state/origin"
 echo "test.sh: redis on $redis_port, origin on $origin_port"
 
 set +e
-swift build --build-tests "$@" && swift test --skip-build "$@"
+swift build --build-tests && swift test --skip-build "$@"
 status=$?
 set -e
 echo "test.sh: swift test exited with $status"

@@ -43,6 +43,8 @@ public struct RedisKeys: Sendable, Equatable {
     public var failedExpiry: String { prefix + ":failed:expiry" }
     /// Held while one worker fetches a key, so other workers wait instead of fetching it too.
     public func lease(keyHash: String) -> String { prefix + ":lease:" + keyHash }
+    /// Set of the lease keys one worker holds, so recovery can free a dead worker's leases.
+    public func leases(worker: String) -> String { prefix + ":leases:" + worker }
     /// Held by the worker running the periodic cache sweep.
     public var sweepLease: String { prefix + ":sweep" }
 }

@@ -23,7 +23,8 @@ public enum AdmissionCommands {
         }
     }
 
-    /// KEYS[1] = failed set. ARGV = worker, lease ms, then url, lease key, retry flag per job.
+    /// KEYS[1] = failed set, KEYS[2] = this worker's lease set.
+    /// ARGV = worker, lease ms, then url, lease key, retry flag per job.
     static let script = """
         local worker, ttl = ARGV[1], ARGV[2]
         local out = {}
@@ -35,6 +36,7 @@ public enum AdmissionCommands {
             local holder = redis.call('GET', lease)
             if not holder or holder == worker then
               redis.call('SET', lease, worker, 'PX', ttl)
+              redis.call('SADD', KEYS[2], lease)
               out[#out + 1] = 0
             else
               out[#out + 1] = 2
@@ -45,7 +47,7 @@ public enum AdmissionCommands {
         """
 
     public static func admit(_ candidates: [Candidate], keys: RedisKeys, worker: String, leaseSeconds: Double) -> [String] {
-        var args = ["EVAL", script, "1", keys.failed, worker, String(Int(leaseSeconds * 1000))]
+        var args = ["EVAL", script, "2", keys.failed, keys.leases(worker: worker), worker, String(Int(leaseSeconds * 1000))]
         args.reserveCapacity(args.count + candidates.count * 3)
         for c in candidates {
             args += [c.url, c.leaseKey, c.retryFailed ? "1" : "0"]

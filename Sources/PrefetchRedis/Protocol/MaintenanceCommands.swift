@@ -11,7 +11,7 @@ public enum MaintenanceCommands {
 
     /// A worker leaving cleanly: its lists are empty by now.
     public static func deregister(keys: RedisKeys, worker: String) -> [[String]] {
-        [["DEL", keys.heartbeat(worker: worker)], ["SREM", keys.workers, worker]]
+        [["DEL", keys.heartbeat(worker: worker)], ["SREM", keys.workers, worker], ["DEL", keys.leases(worker: worker)]]
     }
 
     /// For every registered worker without a heartbeat, returns the jobs in its processing
@@ -19,7 +19,9 @@ public enum MaintenanceCommands {
     /// take from the right), counting each recovery inside the job (`"recovered": n`).
     /// A job recovered more than ARGV[2] times is a poison pill: it goes to the dead-letter
     /// list instead. Works from the lists alone, so it does not matter whether the dead
-    /// worker ever saw the reply of the move. ARGV[1] = prefix. Returns {recovered, dead}.
+    /// worker ever saw the reply of the move. The dead worker's fetch leases are freed too,
+    /// so its URLs are not blocked until the leases expire. ARGV[1] = prefix.
+    /// Returns {recovered, dead}.
     static let recoverScript = """
         local prefix, maxRecoveries, now = ARGV[1], tonumber(ARGV[2]), ARGV[3]
         local recovered, dead = 0, 0
@@ -44,6 +46,11 @@ public enum MaintenanceCommands {
                 end
               end
             end
+            local leaseSet = prefix .. ':leases:' .. worker
+            for _, lease in ipairs(redis.call('SMEMBERS', leaseSet)) do
+              if redis.call('GET', lease) == worker then redis.call('DEL', lease) end
+            end
+            redis.call('DEL', leaseSet)
             redis.call('SREM', prefix .. ':workers', worker)
           end
         end

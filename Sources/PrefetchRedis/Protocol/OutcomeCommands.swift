@@ -29,8 +29,13 @@ public struct OutcomeCommands: Sendable {
         self.configuration = configuration
     }
 
-    /// Deletes KEYS[1] only if it still holds ARGV[1] (our lease, not a successor's).
-    static let releaseLeaseScript = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"
+    /// Deletes lease KEYS[1] only if it still holds ARGV[1] (ours, not a successor's), and
+    /// forgets it in this worker's lease set KEYS[2].
+    static let releaseLeaseScript = """
+        redis.call('SREM', KEYS[2], KEYS[1])
+        if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+        return 0
+        """
 
     public func commands(for outcome: Outcome, time: Double) -> [[String]] {
         let ack = ["LREM", keys.processing(worker: worker, outcome.queue), "1", outcome.rawJob]
@@ -65,7 +70,7 @@ public struct OutcomeCommands: Sendable {
             commands += publish(outcome, time: time)
         }
         if let lease = outcome.leaseKey {
-            commands.append(["EVAL", Self.releaseLeaseScript, "1", lease, worker])
+            commands.append(["EVAL", Self.releaseLeaseScript, "2", lease, keys.leases(worker: worker), worker])
         }
         commands.append(ack)
         return commands
