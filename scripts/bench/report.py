@@ -63,6 +63,11 @@ def main() -> int:
             m[k] = median([r.get(k) for r in good])
         m["expected_files"] = next((r["expected_files"] for r in runs if r.get("expected_files")), None)
         m["notes"] = sorted({r["note"] for r in runs if r.get("note")})
+        for k in ("startup_s", "launch_to_done_s"):
+            m[k] = median([r.get(k) for r in good])
+        if m["startup_s"] is not None:
+            m["notes"].append(f"start-up (launch to waiting for jobs) {m['startup_s']:.2f} s, "
+                              f"launch to last outcome {m['launch_to_done_s']:.2f} s (medians)")
         medians.append(m)
 
     lines = [f"# prefetchd benchmark, {meta['timestamp']}", ""]

@@ -7,12 +7,15 @@ removed right after their run, trees on disk are left for bench.sh to remove at 
 (ext4 here is mounted with `discard`: creating thousands of files right after deleting
 thousands is slow, and would bias whichever tool runs next).
 
-Timing: wall time is measured here with a monotonic clock. For download tools it is the
-process's run time; for the Redis workers (prefetchd, python_worker) it is from launching
-the workers (queue already filled) to the moment XLEN <prefix>:events:log reaches the job
-count, polled every 5 ms. CPU seconds (user + sys) and peak RSS come from
-`/usr/bin/time -v` around each process, so they cover the whole process life (a worker's
-start-up and its SIGTERM shutdown included).
+Timing: wall time is measured here with a monotonic clock. For cp, curl and aria2c it is
+the process's run time. For the Redis workers (prefetchd, python_worker) the jobs are
+first pushed to a staging list, the workers are started and awaited until each is
+blocked waiting on the empty queue, and one RENAME hands every job over at once; wall
+time runs from that RENAME to the moment XLEN <prefix>:events:log reaches the job count,
+polled every 5 ms. That is the service's throughput, not its start-up: start-up (launch
+to waiting) and launch-to-last-outcome are kept as startup_s and launch_to_done_s.
+CPU seconds (user + sys) and peak RSS come from `/usr/bin/time -v` around each process,
+so they cover the whole process life (start-up and SIGTERM shutdown included).
 """
 import argparse
 import hashlib
@@ -296,18 +299,20 @@ class Bench:
         prefix = f"b{rep}"
         cache = sc.fresh_dir(f"{kind}{nproc}")
         os.makedirs(cache)
-        self.r.flushall()
-        self.enqueue(prefix, sc.url_file, sc.count)
         if kind == "prefetchd":
             cmd = [self.a.prefetchd, "worker", "--redis", self.redis_url, "--prefix", prefix,
                    "--cache-dir", cache, "--log-level", "warning", *self.a.prefetchd_args.split()]
         else:
             cmd = [sys.executable, os.path.join(self.a.here, "python_worker.py"), "--redis", self.redis_url,
                    "--prefix", prefix, "--cache-dir", cache, *self.a.python_args.split()]
+        self.r.flushall()
+        # Jobs wait in a staging list; once every worker is up and blocked waiting for
+        # work, one RENAME hands them all over at once (it wakes blocked BLMOVEs).
+        self.enqueue("stage", sc.url_file, sc.count)
         log_key = f"{prefix}:events:log"
         os.sync()
         procs, tfs, errs = [], [], []
-        t0 = time.monotonic()
+        launched = time.monotonic()
         for i in range(nproc):
             tf = self.timefile()
             errf = os.path.join(self.timing_dir, f"{kind}{nproc}-{sc.name}-{rep}-{i}.log")
@@ -315,6 +320,13 @@ class Bench:
             procs.append(spawn([TIME, "-v", "-o", tf, *cmd], stdout=subprocess.DEVNULL, stderr=open(errf, "w")))
             tfs.append(tf)
         note, timed_out = "", False
+        while self.blocked_clients() < nproc:
+            if time.monotonic() - launched > 30 or any(p.poll() is not None for p in procs):
+                note = "workers not seen waiting for jobs; started anyway"
+                break
+            time.sleep(0.005)
+        t0 = time.monotonic()
+        self.r.rename("stage:queue", f"{prefix}:queue")
         deadline = t0 + self.a.run_timeout
         while True:
             if self.r.xlen(log_key) >= sc.count:
@@ -326,7 +338,8 @@ class Bench:
                 note, timed_out = f"timed out after {self.a.run_timeout} s", True
                 break
             time.sleep(0.005)
-        wall = time.monotonic() - t0
+        done = time.monotonic()
+        wall, startup = done - t0, t0 - launched
         # SIGTERM the workers themselves (time -v would die on it and orphan them).
         for p in procs:
             pid = child_pid(p.pid)
@@ -363,9 +376,15 @@ class Bench:
         ok = ok_files == sc.count and not timed_out and kinds.get("completed", 0) == sc.count
         if not ok:
             note += " (logs: " + " ".join(os.path.basename(e) for e in errs) + ")"
-        self.record(self.row(sc, tool, rep, wall, stats, ok_files, ok_bytes, note=note.strip(), ok=ok))
+        row = self.row(sc, tool, rep, wall, stats, ok_files, ok_bytes, note=note.strip(), ok=ok)
+        row["startup_s"] = startup
+        row["launch_to_done_s"] = done - launched
+        self.record(row)
         sc.done_with(cache)
         self.r.flushall()
+
+    def blocked_clients(self) -> int:
+        return sum(1 for c in self.r.client_list() if "b" in c.get("flags", ""))
 
     def enqueue_rate(self, rep: int):
         count = self.a.enqueue_count
