@@ -274,7 +274,7 @@ class Bench:
         n = str(self.a.connections)
         wall, t, rc = self.timed([
             "aria2c", "--no-conf", "-i", inp, "-d", dest, "-j", n,
-            "--split=1", "--max-connection-per-server=1", "--file-allocation=none",
+            "--split=1", "--max-connection-per-server=1", "--file-allocation=none", "--auto-save-interval=0",
             "--enable-http-keep-alive=true", "--auto-file-renaming=false", "--allow-overwrite=true",
             "--conditional-get=false", "--remote-time=false", "--max-tries=1", "--retry-wait=0",
             "--console-log-level=warn", "--summary-interval=0", "--download-result=hide",
