@@ -18,7 +18,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: cache) }
         let redis = try env.redis()
         let total = 2000
-        let jobs = (0..<total).map { #"{"url":"\#(env.origin)/delay?ms=30&k=\#(keys.prefix)&i=\#($0)","id":"\#($0)"}"# }
+        let jobs = (0..<total).map { #"{"url":"\#(env.origin)/delay?ms=300&k=\#(keys.prefix)&i=\#($0)","id":"\#($0)"}"# }
         _ = try redis.command(["LPUSH", keys.queue] + jobs).check()
 
         var workers: [Int: PrefetchdProcess] = [:]
@@ -40,13 +40,16 @@ import Testing
             try spawn(slot)
         }
 
-        func completedIDs() throws -> [String] {
-            try redis.streamEvents(keys.eventLog).filter { $0["event"] as? String == "completed" }.compactMap { $0["id"] as? String }
+        func completed() throws -> [[String: Any]] {
+            try redis.streamEvents(keys.eventLog).filter { $0["event"] as? String == "completed" }
         }
+        func completedIDs() throws -> [String] { try completed().compactMap { $0["id"] as? String } }
         let finished = try waitUntil(timeout: 120) { Set(try completedIDs()).count == total }
         let ids = try completedIDs()
         let duplicates = ids.count - Set(ids).count
-        print("kill -9 run: \(total) jobs, \(kills) kills, \(ids.count) completed outcomes, \(Set(ids).count) distinct, \(duplicates) duplicates")
+        let recovered = try completed().filter { ($0["recovered"] as? Int ?? 0) > 0 }.count
+        print("kill -9 run: \(total) jobs, \(kills) kills, \(ids.count) completed outcomes, \(Set(ids).count) distinct, \(duplicates) duplicates, \(recovered) completed after recovery from a killed worker")
+        #expect(recovered > 0) // the kills did hit jobs in flight
         #expect(finished)
         #expect(Set(ids) == Set((0..<total).map(String.init)))
         #expect(try redis.int("LLEN", keys.queue) == 0)

@@ -21,11 +21,13 @@ public struct Job: Sendable, Equatable {
     public let refresh: Bool
     /// 1 for a fresh job; retries are re-queued with the next attempt number.
     public let attempt: Int
+    /// How many times the job was recovered from a worker that died holding it.
+    public let recovered: Int
 
     public init(
         raw: String, url: NormalizedURL, id: String? = nil, customKey: String? = nil,
         priority: Priority? = nil, headers: [String: String] = [:], credentials: Credentials? = nil,
-        retryFailed: Bool = false, refresh: Bool = false, attempt: Int = 1
+        retryFailed: Bool = false, refresh: Bool = false, attempt: Int = 1, recovered: Int = 0
     ) {
         self.raw = raw
         self.url = url
@@ -37,6 +39,7 @@ public struct Job: Sendable, Equatable {
         self.retryFailed = retryFailed
         self.refresh = refresh
         self.attempt = attempt
+        self.recovered = recovered
     }
 
     /// The key the cache stores this job's body under.

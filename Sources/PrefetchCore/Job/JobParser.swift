@@ -50,14 +50,15 @@ public enum JobParser {
             priority: priority, headers: try headers(object), credentials: try credentials(object),
             retryFailed: try optionalBool(object, "retry_failed"),
             refresh: try optionalBool(object, "refresh"),
-            attempt: try attempt(object)
+            attempt: try count(object, "attempt", minimum: 1) ?? 1,
+            recovered: try count(object, "recovered", minimum: 0) ?? 0
         )
     }
 
-    private static func attempt(_ object: [String: Any]) throws(JobParseError) -> Int {
-        guard let value = object["attempt"], !(value is NSNull) else { return 1 }
-        guard let number = value as? NSNumber, !isBoolean(number), let n = Int(exactly: number.doubleValue), n >= 1 else {
-            throw .wrongType(field: "attempt", expected: "a whole number ≥ 1")
+    private static func count(_ object: [String: Any], _ field: String, minimum: Int) throws(JobParseError) -> Int? {
+        guard let value = object[field], !(value is NSNull) else { return nil }
+        guard let number = value as? NSNumber, !isBoolean(number), let n = Int(exactly: number.doubleValue), n >= minimum else {
+            throw .wrongType(field: field, expected: "a whole number ≥ \(minimum)")
         }
         return n
     }

@@ -17,6 +17,7 @@ public enum Event {
             w.field("key", job.cacheKey)
             w.field("id", job.id)
             w.field("attempt", job.attempt)
+            if job.recovered > 0 { w.field("recovered", job.recovered) }
         }
         if outcome.coalesced { w.field("coalesced", true) }
         switch outcome.result {
