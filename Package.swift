@@ -23,13 +23,13 @@ let package = Package(
         .target(name: "PrefetchCore"),
         .target(name: "PrefetchCache", dependencies: ["PrefetchCore", "CCrypto"]),
         .target(name: "PrefetchRedis", dependencies: ["PrefetchCore", "CHiredis"]),
-        .target(name: "PrefetchHTTP", dependencies: ["PrefetchCore", "CCurl"]),
+        .target(name: "PrefetchHTTP", dependencies: ["PrefetchCore", "PrefetchCache", "CCurl"]),
         .target(name: "PrefetchImage", dependencies: ["CPNG", "CJPEG", "CImageProbe"]),
         .target(
             name: "PrefetchWorker",
             dependencies: ["PrefetchCore", "PrefetchCache", "PrefetchRedis", "PrefetchHTTP", "PrefetchImage"]
         ),
-        .executableTarget(name: "prefetchd", dependencies: ["PrefetchWorker"]),
+        .executableTarget(name: "prefetchd", dependencies: ["PrefetchWorker", "PrefetchCache"]),
 
         .target(name: "PrefetchTestSupport", dependencies: ["PrefetchRedis", "PrefetchCore"], path: "Tests/PrefetchTestSupport"),
         .testTarget(name: "PrefetchCoreTests", dependencies: ["PrefetchCore", "PrefetchCache", "PrefetchRedis", "PrefetchImage"]),

@@ -28,3 +28,8 @@ static inline int prefetch_sha256_finish(EVP_MD_CTX *ctx, unsigned char out[32])
     EVP_MD_CTX_free(ctx);
     return rc;
 }
+
+/// Frees a context without producing a digest.
+static inline void prefetch_sha256_abort(EVP_MD_CTX *ctx) {
+    EVP_MD_CTX_free(ctx);
+}

@@ -4,31 +4,29 @@ import Glibc
 import Foundation
 import Synchronization
 
-/// The shared disk cache. Any number of processes may use one directory at once:
-/// every file reaches its final name only through `rename(2)` of a complete hidden
-/// temp file, so a reader sees an old entry or a new one, never a partial one.
+/// The writing side of the shared disk cache. Any number of processes, on one host or on
+/// several sharing a file system, may use one directory at once with no lock: every file
+/// reaches its final name only through `rename(2)` of a complete hidden temp file, and each
+/// body gets a fresh name that the metadata then points to, so a reader sees a whole old
+/// entry or a whole new one.
 public final class DiskCache: Sendable {
     public let layout: CacheLayout
+    public let reader: CacheReader
 
-    public init(root: String) throws(CacheError) {
+    public init(root: String, reader: CacheReader? = nil) throws(CacheError) {
         layout = CacheLayout(root: root)
-        try Self.makeDirectories(layout.root + "/" + CacheLayout.version)
+        self.reader = reader ?? CacheReader(root: root)
+        try Self.makeDirectories(layout.dataDirectory)
     }
 
-    public struct Entry: Sendable, Equatable {
-        public let paths: CacheLayout.EntryPaths
-        public let metadata: CacheMetadata
+    public func lookup(key: String) -> CacheEntry? {
+        reader.entry(forKey: key)
     }
 
-    /// The entry for `key`, or `nil` when it is absent or incomplete.
-    /// Metadata is committed after the body, so its presence means the body is whole.
-    public func lookup(key: String) -> Entry? {
-        let paths = layout.paths(forKey: key)
-        guard let data = FileManager.default.contents(atPath: paths.metadata),
-              let metadata = try? CacheMetadata.decode(data),
-              access(paths.body, F_OK) == 0
-        else { return nil }
-        return Entry(paths: paths, metadata: metadata)
+    /// Marks an entry used now (the metadata's mtime), so eviction removes the least
+    /// recently used entries first. Best effort.
+    public func touch(_ entry: CacheEntry) {
+        utimensat(AT_FDCWD, entry.paths.metadata, nil, 0)
     }
 
     /// An open, empty, hidden file in the entry's directory for a body being downloaded.
@@ -50,15 +48,50 @@ public final class DiskCache: Sendable {
         return TemporaryFile(fd: fd, path: path, entry: entry)
     }
 
-    /// Moves a complete body into place, then its metadata. The temp file must be closed.
-    public func commit(temporaryPath: String, entry: CacheLayout.EntryPaths, metadata: CacheMetadata) throws(CacheError) {
-        try CacheError.check(rename(temporaryPath, entry.body), "rename", entry.body)
-        try writeAtomically(metadata.jsonString(), to: entry.metadata, entry: entry)
+    /// Puts a complete body (a closed temp file) in place under a new version name, then
+    /// switches the metadata to it, then removes the body it replaced.
+    @discardableResult
+    public func commit(temporaryPath: String, key: String, metadata: CacheMetadata) throws(CacheError) -> CacheEntry {
+        let paths = layout.paths(forKey: key)
+        let version = Self.newVersion()
+        var metadata = metadata
+        metadata.body = (paths.body(version: version) as NSString).lastPathComponent
+        let bodyPath = paths.body(version: version)
+        try CacheError.check(rename(temporaryPath, bodyPath), "rename", bodyPath)
+        let previous = CacheReader.readMetadata(paths.metadata)
+        do {
+            try writeAtomically(metadata.jsonString(), to: paths.metadata, entry: paths)
+        } catch {
+            unlink(bodyPath)
+            throw error
+        }
+        // Only the body the metadata we replaced named: never a newer writer's body.
+        if let previous, !previous.body.isEmpty, previous.body != metadata.body {
+            unlink(paths.directory + "/" + previous.body)
+        }
+        return CacheEntry(paths: paths, metadata: metadata)
+    }
+
+    /// Rewrites an entry's metadata, keeping its body (after a 304 Not Modified).
+    /// Fails if the entry changed since `entry` was read, leaving the newer one alone.
+    @discardableResult
+    public func updateMetadata(of entry: CacheEntry, to metadata: CacheMetadata) throws(CacheError) -> CacheEntry {
+        var metadata = metadata
+        metadata.body = entry.metadata.body
+        guard access(entry.bodyPath, F_OK) == 0 else { throw CacheError(operation: "revalidate", path: entry.bodyPath, code: ENOENT) }
+        try writeAtomically(metadata.jsonString(), to: entry.paths.metadata, entry: entry.paths)
+        return CacheEntry(paths: entry.paths, metadata: metadata)
     }
 
     /// Removes a temp file whose download failed; a missing file is not an error.
     public func discard(temporaryPath: String) {
         unlink(temporaryPath)
+    }
+
+    /// Removes an entry: metadata first (it disappears for readers), then its body.
+    public func remove(_ entry: CacheEntry) {
+        unlink(entry.paths.metadata)
+        unlink(entry.bodyPath)
     }
 
     private func writeAtomically(_ text: String, to finalPath: String, entry: CacheLayout.EntryPaths) throws(CacheError) {
@@ -86,6 +119,11 @@ public final class DiskCache: Sendable {
     static func uniqueTag() -> String {
         let n = counter.add(1, ordering: .relaxed).newValue
         return hostTag + "-" + String(getpid()) + "-" + String(n)
+    }
+
+    /// A body version: 64 random bits, so writers on different hosts never collide.
+    static func newVersion() -> String {
+        String(UInt64.random(in: 0...UInt64.max), radix: 16)
     }
 
     private static let hostTag: String = {

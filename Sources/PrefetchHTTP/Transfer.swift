@@ -1,4 +1,5 @@
 import CCurl
+import PrefetchCache
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -15,6 +16,8 @@ final class Transfer {
     /// The first bytes of the body, kept so the format can be sniffed without rereading.
     var head: [UInt8] = []
     var stopReason: TransferError.Reason?
+    /// Hashes the body as it streams, so the cache can record its SHA-256 without rereading.
+    let digest = SHA256Stream()
     private var closed = false
 
     init(key: String, destination: TransferDestination, maxBodyBytes: Int) {
@@ -34,6 +37,7 @@ final class Transfer {
             let take = min(count, TransferResponse.headLength - head.count)
             head.append(contentsOf: UnsafeRawBufferPointer(start: data, count: take))
         }
+        digest?.update(UnsafeRawBufferPointer(start: data, count: count))
         var offset = 0
         while offset < count {
             let n = Glibc.write(destination.fileDescriptor, data + offset, count - offset)

@@ -35,7 +35,7 @@ final class TransferLoop {
         while true {
             let (jobs, stopping) = downloader.takeInbox()
             for job in jobs {
-                _ = scheduler.add(key: job.job.cacheKey, host: job.job.hostKey, priority: job.priority, payload: job)
+                _ = scheduler.add(key: job.key, host: job.job.hostKey, priority: job.priority, payload: job)
             }
             if stopping { break }
             let rateDelay = startReady()
@@ -83,7 +83,7 @@ final class TransferLoop {
         transfer.easy = easy
         let opaque = Unmanaged.passRetained(transfer).toOpaque()
         do {
-            try TransferOptions.apply(to: easy, job: task.payloads[0].job, transfer: transfer, userdata: opaque, configuration: configuration)
+            try TransferOptions.apply(to: easy, pending: task.payloads[0], transfer: transfer, userdata: opaque, configuration: configuration)
             try CurlError.check(curl_multi_add_handle(multi, easy), "curl_multi_add_handle")
             active[easy] = transfer
             downloader.delegate.transferStarted(key: task.key, jobs: task.payloads)

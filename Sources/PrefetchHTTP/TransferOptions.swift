@@ -5,9 +5,10 @@ import PrefetchCore
 /// Setting up an easy handle for a job, and reading the response back out of it.
 enum TransferOptions {
     static func apply(
-        to easy: UnsafeMutableRawPointer, job: Job, transfer: Transfer, userdata: UnsafeMutableRawPointer,
+        to easy: UnsafeMutableRawPointer, pending: PendingJob, transfer: Transfer, userdata: UnsafeMutableRawPointer,
         configuration c: Downloader.Configuration
     ) throws(CurlError) {
+        let job = pending.job
         func set(_ option: CURLoption, _ value: Int) throws(CurlError) {
             try CurlError.check(prefetch_easy_setopt_long(easy, option, value), "option \(option.rawValue)")
         }
@@ -39,9 +40,11 @@ enum TransferOptions {
             try set(CURLOPT_PASSWORD, credentials.password)
             try set(CURLOPT_HTTPAUTH, prefetch_auth_basic)
         }
-        if !job.headers.isEmpty {
+        // Conditional headers for a revalidation; the job's own headers win on a clash.
+        let headers = (pending.validators?.headers ?? [:]).merging(job.headers) { $1 }
+        if !headers.isEmpty {
             var list: UnsafeMutablePointer<curl_slist>?
-            for (name, value) in job.headers.sorted(by: { $0.key < $1.key }) {
+            for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
                 list = curl_slist_append(list, value.isEmpty ? name + ";" : name + ": " + value)
             }
             transfer.headerList = list
@@ -61,6 +64,7 @@ enum TransferOptions {
             response.retryAfter = Double(retryAfter)
         }
         response.head = transfer.head
+        response.sha256 = transfer.digest?.finishHex()
         if code != CURLE_OK {
             response.error = error(for: code, stopReason: transfer.stopReason)
         }

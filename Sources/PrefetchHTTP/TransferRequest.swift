@@ -10,6 +10,8 @@ public struct TransferResponse: Sendable {
     public var retryAfter: Double?
     /// The first `headLength` bytes of the body (fewer if it was shorter).
     public var head: [UInt8] = []
+    /// Hex SHA-256 of the body, computed as it streamed in.
+    public var sha256: String?
     public var error: TransferError?
 
     public static let headLength = 32

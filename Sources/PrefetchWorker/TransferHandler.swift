@@ -11,12 +11,16 @@ final class TransferHandler: DownloaderDelegate {
     let writer: OutcomeWriter
     let retry: RetryPolicy
     let publishStarted: Bool
+    /// Called with the size of each body stored, so eviction can keep up with writers.
+    let stored: @Sendable (Int) -> Void
 
-    init(cache: DiskCache, writer: OutcomeWriter, retry: RetryPolicy, publishStarted: Bool) {
+    init(cache: DiskCache, writer: OutcomeWriter, retry: RetryPolicy, publishStarted: Bool,
+         stored: @escaping @Sendable (Int) -> Void) {
         self.cache = cache
         self.writer = writer
         self.retry = retry
         self.publishStarted = publishStarted
+        self.stored = stored
     }
 
     func destination(forKey key: String) throws -> TransferDestination {
@@ -30,7 +34,7 @@ final class TransferHandler: DownloaderDelegate {
     }
 
     func transferFinished(key: String, destination: TransferDestination?, response: TransferResponse, jobs: [PendingJob]) {
-        let result = outcome(key: key, destination: destination, response: response, leader: jobs.first?.job)
+        let result = outcome(key: key, destination: destination, response: response, leader: jobs.first)
         for (index, job) in jobs.enumerated() {
             var own = result
             var exhausted = false
@@ -53,32 +57,57 @@ final class TransferHandler: DownloaderDelegate {
         }
     }
 
-    private func outcome(key: String, destination: TransferDestination?, response: TransferResponse, leader: Job?) -> Outcome.Result {
+    private func outcome(key: String, destination: TransferDestination?, response: TransferResponse, leader: PendingJob?) -> Outcome.Result {
         let discard = { if let destination { self.cache.discard(temporaryPath: destination.path) } }
         if let error = response.error {
             discard()
             return error.reason == .cancelled ? .returnToQueue : .failed(Self.failure(for: error))
+        }
+        if response.httpStatus == 304, leader?.validators != nil {
+            discard()
+            return revalidated(key: key, response: response)
         }
         guard (200...299).contains(response.httpStatus) else {
             discard()
             return .failed(.http(status: response.httpStatus, retryAfter: response.retryAfter))
         }
         guard let destination, let leader else { return .failed(Failure(kind: .transient, reason: "no destination")) }
-        let entry = cache.layout.paths(forKey: key)
+        let now = Date().timeIntervalSince1970
         let metadata = CacheMetadata(
-            url: leader.url.string, key: key, size: response.bytes,
+            url: leader.job.url.string, key: key, size: response.bytes, sha256: response.sha256,
             contentType: response.contentType, etag: response.etag, lastModified: response.lastModified,
             httpStatus: response.httpStatus, format: ImageFormat.sniff(response.head).rawValue,
-            storedAt: Date().timeIntervalSince1970)
+            storedAt: now, validatedAt: now)
+        let entry: CacheEntry
         do {
-            try cache.commit(temporaryPath: destination.path, entry: entry, metadata: metadata)
+            entry = try cache.commit(temporaryPath: destination.path, key: key, metadata: metadata)
         } catch {
             discard()
             Log.error("cache: \(error)")
             return .failed(Failure(kind: .transient, reason: "cache write failed: \(error)"))
         }
-        return .completed(.init(source: .network, path: entry.body, bytes: response.bytes,
+        stored(response.bytes)
+        return .completed(.init(source: .network, path: entry.bodyPath, bytes: response.bytes,
                                 httpStatus: response.httpStatus, contentType: response.contentType))
+    }
+
+    /// 304 Not Modified: keep the body, record the confirmation and any new validators.
+    private func revalidated(key: String, response: TransferResponse) -> Outcome.Result {
+        guard let entry = cache.lookup(key: key) else {
+            // Evicted or replaced while we asked; the next attempt fetches it whole.
+            return .failed(Failure(kind: .transient, reason: "cached entry vanished during revalidation"))
+        }
+        var metadata = entry.metadata
+        metadata.validatedAt = Date().timeIntervalSince1970
+        if let etag = response.etag { metadata.etag = etag }
+        if let lastModified = response.lastModified { metadata.lastModified = lastModified }
+        do {
+            let updated = try cache.updateMetadata(of: entry, to: metadata)
+            return .completed(.init(source: .revalidated, path: updated.bodyPath, bytes: metadata.size,
+                                    httpStatus: 304, contentType: metadata.contentType))
+        } catch {
+            return .failed(Failure(kind: .transient, reason: "cache update failed: \(error)"))
+        }
     }
 
     static func failure(for error: TransferError) -> Failure {

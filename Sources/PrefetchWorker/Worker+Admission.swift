@@ -21,17 +21,17 @@ extension Worker {
                                       result: .deadLettered(reason: error.description), durationSeconds: 0))
                 continue
             }
-            let pending = PendingJob(job: job, queue: taken.queue, takenAt: takenAt)
+            var pending = PendingJob(job: job, queue: taken.queue, takenAt: takenAt, key: configuration.keyPolicy.key(for: job))
             if stopping.load(ordering: .relaxed) {
                 writer.submit(Outcome(pending, .returnToQueue))
-            } else if !servedFromCache(pending) {
+            } else if !serveFromCache(&pending) {
                 candidates.append(pending)
             }
         }
         guard !candidates.isEmpty else { return }
 
         let c = configuration
-        let leaseKeys = candidates.map { c.keys.lease(keyHash: cache.layout.paths(forKey: $0.job.cacheKey).hash) }
+        let leaseKeys = candidates.map { c.keys.lease(keyHash: cache.layout.paths(forKey: $0.key).hash) }
         let admission = zip(candidates, leaseKeys).map {
             AdmissionCommands.Candidate(url: $0.job.url.string, leaseKey: $1, retryFailed: $0.job.retryFailed)
         }
@@ -58,15 +58,27 @@ extension Worker {
                 pending.leaseKey = leaseKey
                 held.retainLease(leaseKey)
                 // Another worker may have finished it between our cache lookup and the lease.
-                if !servedFromCache(pending) { downloader.enqueue(pending) }
+                if !serveFromCache(&pending) { downloader.enqueue(pending) }
             }
         }
     }
 
-    private func servedFromCache(_ pending: PendingJob) -> Bool {
-        guard !pending.job.refresh, let entry = cache.lookup(key: pending.job.cacheKey) else { return false }
+    /// Completes the job from the cache if it holds a fresh entry. A `refresh` job, or an
+    /// entry older than `revalidateAfter`, is instead marked for a conditional request.
+    private func serveFromCache(_ pending: inout PendingJob) -> Bool {
+        guard let entry = cache.lookup(key: pending.key) else {
+            pending.validators = nil
+            return false
+        }
         let m = entry.metadata
-        writer.submit(Outcome(pending, .completed(.init(source: .cache, path: entry.paths.body, bytes: m.size,
+        let age = Date().timeIntervalSince1970 - (m.validatedAt ?? m.storedAt)
+        if pending.job.refresh || (configuration.revalidateAfter > 0 && age > configuration.revalidateAfter) {
+            pending.validators = (m.etag == nil && m.lastModified == nil)
+                ? nil : PendingJob.Validators(etag: m.etag, lastModified: m.lastModified)
+            return false
+        }
+        cache.touch(entry)
+        writer.submit(Outcome(pending, .completed(.init(source: .cache, path: entry.bodyPath, bytes: m.size,
                                                         httpStatus: m.httpStatus, contentType: m.contentType))))
         return true
     }

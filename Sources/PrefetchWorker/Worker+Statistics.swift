@@ -23,7 +23,7 @@ extension Worker {
             switch outcome.result {
             case .completed(let c):
                 switch c.source {
-                case .cache: fromCache += 1
+                case .cache, .revalidated: fromCache += 1
                 case .coalesced: coalesced += 1
                 case .network: downloaded += 1
                 }

@@ -45,6 +45,15 @@ public final class Worker: Sendable {
         public var maxRecoveries = 3
         /// Seconds a job waits when another worker is fetching its key. Default: 0.5.
         public var deferDelay = 0.5
+        /// How cache keys are derived from URLs (query parameters to ignore). Default: none ignored.
+        public var keyPolicy = CacheKeyPolicy()
+        /// Cached entries confirmed longer ago than this many seconds are revalidated with a
+        /// conditional request instead of served; 0 means never. Default: 0.
+        public var revalidateAfter = 0.0
+        /// Size and age limits of the cache, enforced while the worker runs. Default: none.
+        public var cacheLimits = CacheSweeper.Limits()
+        /// Seconds between cache sweeps (one worker of the fleet sweeps at a time). Default: 60.
+        public var sweepInterval = 60.0
 
         public init(cacheDirectory: String) {
             self.cacheDirectory = cacheDirectory
@@ -63,13 +72,18 @@ public final class Worker: Sendable {
     let held = HeldJobs()
     private let handler: TransferHandler
     private let housekeeper: Housekeeper
+    private let janitor: CacheJanitor
     private let intake: Mutex<JobIntake?> = Mutex(nil)
     let stats = StatisticsBox()
     let stopping = Atomic<Bool>(false)
 
     public init(configuration: Configuration) throws {
         self.configuration = configuration
-        cache = try DiskCache(root: configuration.cacheDirectory)
+        cache = try DiskCache(root: configuration.cacheDirectory,
+                              reader: CacheReader(root: configuration.cacheDirectory, keyPolicy: configuration.keyPolicy))
+        janitor = CacheJanitor(settings: .init(
+            keys: configuration.keys, worker: configuration.workerID, url: configuration.redisURL,
+            root: configuration.cacheDirectory, limits: configuration.cacheLimits, interval: configuration.sweepInterval))
         gate = InFlightGate(limit: configuration.effectiveMaxJobsInFlight)
         let commands = OutcomeCommands(keys: configuration.keys, worker: configuration.workerID,
                                        order: configuration.downloader.order, configuration: configuration.outcomes)
@@ -85,8 +99,10 @@ public final class Worker: Sendable {
             stats.value.withLock { s in for outcome in terminal { s.count(outcome) } }
             gate.release(terminal.count)
         })
+        let janitor = self.janitor
         handler = TransferHandler(cache: cache, writer: writer, retry: configuration.retry,
-                                  publishStarted: configuration.publishStartedEvents)
+                                  publishStarted: configuration.publishStartedEvents,
+                                  stored: { bytes in janitor.noteStored(bytes) })
         downloader = try Downloader(configuration: configuration.downloader, delegate: handler)
         housekeeper = Housekeeper(settings: .init(
             keys: configuration.keys, worker: configuration.workerID, url: configuration.redisURL,
@@ -99,6 +115,7 @@ public final class Worker: Sendable {
     public func start() {
         writer.start()
         housekeeper.start()
+        janitor.start()
         let c = configuration
         let settings = JobIntake.Settings(
             keys: c.keys, worker: c.workerID, url: c.redisURL, blockTimeout: c.blockTimeout,
@@ -126,6 +143,7 @@ public final class Worker: Sendable {
         }
         writer.stopAfterFlushing()
         housekeeper.stop()
+        janitor.stop()
         Log.info("worker \(configuration.workerID) stopped: \(statistics)")
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import PrefetchCache
 import PrefetchCore
 import PrefetchRedis
 import PrefetchWorker
@@ -33,6 +34,11 @@ enum WorkerCommand {
           --heartbeat-ttl S      a worker silent this long is dead [PREFETCH_HEARTBEAT_TTL] default 10
           --max-recoveries N     recoveries before a job is a poison pill [PREFETCH_MAX_RECOVERIES] default 3
           --lease S              cross-worker fetch lease        [PREFETCH_LEASE]       default 30
+          --cache-max-size SIZE  evict LRU entries above this    [PREFETCH_CACHE_MAX_SIZE] default none
+          --cache-max-age S      remove entries stored longer ago [PREFETCH_CACHE_MAX_AGE] default none
+          --sweep-interval S     seconds between cache sweeps    [PREFETCH_SWEEP_INTERVAL] default 60
+          --revalidate-after S   revalidate entries older than S instead of serving them [PREFETCH_REVALIDATE_AFTER] default never
+          --ignore-query-param A,B  query parameters left out of cache keys [PREFETCH_IGNORE_QUERY_PARAMS]
           --log-level L          debug|info|warning|error     [PREFETCH_LOG_LEVEL]  default info
         """
 
@@ -41,6 +47,7 @@ enum WorkerCommand {
         "connect-timeout", "timeout", "max-body-size", "max-redirects", "grace", "log-level",
         "order", "rate", "low-speed-limit", "low-speed-time",
         "max-attempts", "retry-base", "retry-max", "failed-ttl", "heartbeat-ttl", "max-recoveries", "lease",
+        "cache-max-size", "cache-max-age", "sweep-interval", "revalidate-after", "ignore-query-param",
     ]
     static let switches: Set<String> = ["started-events", "fail-exhausted"]
 
@@ -74,7 +81,17 @@ enum WorkerCommand {
         c.heartbeatTTL = max(0.5, try o.seconds("heartbeat-ttl", env: "PREFETCH_HEARTBEAT_TTL", default: c.heartbeatTTL))
         c.maxRecoveries = try o.int("max-recoveries", env: "PREFETCH_MAX_RECOVERIES", default: c.maxRecoveries)
         c.leaseSeconds = max(1, try o.seconds("lease", env: "PREFETCH_LEASE", default: c.leaseSeconds))
+        c.cacheLimits.maxBytes = Int64(try o.bytes("cache-max-size", env: "PREFETCH_CACHE_MAX_SIZE", default: 0))
+        c.cacheLimits.maxAge = try o.seconds("cache-max-age", env: "PREFETCH_CACHE_MAX_AGE", default: 0)
+        c.sweepInterval = max(1, try o.seconds("sweep-interval", env: "PREFETCH_SWEEP_INTERVAL", default: c.sweepInterval))
+        c.revalidateAfter = try o.seconds("revalidate-after", env: "PREFETCH_REVALIDATE_AFTER", default: 0)
+        c.keyPolicy = keyPolicy(o)
         return c
+    }
+
+    static func keyPolicy(_ o: Options) -> CacheKeyPolicy {
+        let names = o.string("ignore-query-param", env: "PREFETCH_IGNORE_QUERY_PARAMS", default: "")!
+        return CacheKeyPolicy(ignoredQueryParameters: Set(names.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }))
     }
 
     static func defaultCacheDirectory(_ o: Options) -> String {

@@ -13,6 +13,7 @@ let usage = """
     commands:
       worker     take jobs from Redis and fill the cache
       enqueue    push URLs or JSON jobs onto the queue
+      cache      look up entries, stat, verify and prune the cache
       version    print versions
 
     Run `prefetchd <command> --help` for a command's options.
@@ -29,6 +30,8 @@ do {
     case "worker": status = try WorkerCommand.run(arguments)
     case "enqueue" where wantsHelp: print(EnqueueCommand.usage); status = 0
     case "enqueue": status = try EnqueueCommand.run(arguments)
+    case "cache" where wantsHelp: print(CacheCommand.usage); status = 0
+    case "cache": status = try CacheCommand.run(arguments)
     case "version", "--version":
         print("prefetchd \(PrefetchVersion.string)\n\(CurlRuntime.version)")
         status = 0

@@ -23,7 +23,7 @@ import Testing
         #expect(events[0]["bytes"] as? Int == body.count)
         let path = try #require(events[0]["path"] as? String)
         #expect(FileManager.default.contents(atPath: path) == Data(body))
-        #expect(path == CacheLayout(root: h.cacheDirectory).paths(forKey: url).body)
+        #expect(path == CacheReader(root: h.cacheDirectory).entry(forKey: url)?.bodyPath)
 
         #expect(waitUntil(timeout: 5) { subscriber.count >= 1 })
         #expect(subscriber.count == 1)
@@ -31,8 +31,9 @@ import Testing
 
         // Acknowledged: nothing left in the processing list.
         #expect(try h.redis.int("LLEN", h.keys.processing(worker: h.worker.configuration.workerID)) == 0)
-        let meta = try CacheMetadata.decode(try #require(FileManager.default.contents(atPath: path + ".meta")))
+        let meta = try #require(try CacheReader(root: h.cacheDirectory).entry(forURL: url)).metadata
         #expect(meta.url == url && meta.size == body.count && meta.etag != nil && meta.lastModified != nil)
+        #expect(meta.sha256 == body.withUnsafeBytes { SHA256.hex($0) })
     }
 
     @Test func notFoundGoesToTheFailedSetWithItsReason() throws {

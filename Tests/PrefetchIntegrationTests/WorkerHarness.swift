@@ -64,9 +64,6 @@ final class WorkerHarness {
     func cacheBodies() -> [String] {
         let root = cacheDirectory + "/v1"
         guard let e = FileManager.default.enumerator(atPath: root) else { return [] }
-        return e.compactMap { $0 as? String }.filter {
-            let name = ($0 as NSString).lastPathComponent
-            return name.count == 64 && !name.hasPrefix(".")
-        }.map { root + "/" + $0 }
+        return e.compactMap { $0 as? String }.filter { $0.hasSuffix(".body") }.map { root + "/" + $0 }
     }
 }

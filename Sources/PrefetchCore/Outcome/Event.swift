@@ -14,7 +14,7 @@ public enum Event {
         }
         if let job = outcome.job {
             w.field("url", job.url.string)
-            w.field("key", job.cacheKey)
+            w.field("key", outcome.key ?? job.cacheKey)
             w.field("id", job.id)
             w.field("attempt", job.attempt)
             if job.recovered > 0 { w.field("recovered", job.recovered) }

@@ -8,6 +8,8 @@ public struct Outcome: Sendable {
         case cache
         /// Joined a transfer another job for the same key had started in this worker.
         case coalesced
+        /// The cached body was confirmed by the origin (304 Not Modified) and kept.
+        case revalidated
     }
 
     public struct Completion: Sendable {
@@ -62,9 +64,10 @@ public struct Outcome: Sendable {
     public let durationSeconds: Double
     /// For a failure: whether the attempts ran out (the failure was transient).
     public var exhausted = false
-    /// A cross-worker lease to release once this outcome is recorded (set on the job that
-    /// started a transfer).
+    /// A cross-worker lease to release once this outcome is recorded.
     public var leaseKey: String?
+    /// The cache key, when the worker's key policy derived it.
+    public var key: String?
 
     public init(rawJob: String, job: Job?, queue: Job.Priority = .normal, result: Result,
                 coalesced: Bool = false, durationSeconds: Double) {
@@ -80,5 +83,6 @@ public struct Outcome: Sendable {
         self.init(rawJob: pending.job.raw, job: pending.job, queue: pending.queue, result: result,
                   coalesced: coalesced, durationSeconds: -pending.takenAt.timeIntervalSinceNow)
         if result.isTerminal { leaseKey = pending.leaseKey }
+        key = pending.key
     }
 }

@@ -6,13 +6,36 @@ public struct PendingJob: Sendable {
     /// The Redis list it was taken from; unfinished jobs go back there.
     public let queue: Job.Priority
     public let takenAt: Date
+    /// The cache key (the job's `key`, else its URL filtered by the worker's key policy).
+    public let key: String
     /// The cross-worker lease this job holds while it is fetched, if any.
     public var leaseKey: String?
+    /// Set when the cached copy should be revalidated with a conditional request.
+    public var validators: Validators?
 
-    public init(job: Job, queue: Job.Priority, takenAt: Date, leaseKey: String? = nil) {
+    public struct Validators: Sendable, Equatable {
+        public let etag: String?
+        public let lastModified: String?
+
+        public init(etag: String?, lastModified: String?) {
+            self.etag = etag
+            self.lastModified = lastModified
+        }
+
+        /// `If-None-Match` and `If-Modified-Since` headers.
+        public var headers: [String: String] {
+            var h: [String: String] = [:]
+            if let etag { h["If-None-Match"] = etag }
+            if let lastModified { h["If-Modified-Since"] = lastModified }
+            return h
+        }
+    }
+
+    public init(job: Job, queue: Job.Priority, takenAt: Date, key: String? = nil, leaseKey: String? = nil) {
         self.job = job
         self.queue = queue
         self.takenAt = takenAt
+        self.key = key ?? job.cacheKey
         self.leaseKey = leaseKey
     }
 
