@@ -31,6 +31,8 @@ let package = Package(
         ),
         .executableTarget(name: "prefetchd", dependencies: ["PrefetchWorker", "PrefetchCache"]),
 
+        // A test tool: several of these hammer one cache directory at once in the cache tests.
+        .executableTarget(name: "cache-stress", dependencies: ["PrefetchCache"], path: "Tests/CacheStress"),
         .target(name: "PrefetchTestSupport", dependencies: ["PrefetchRedis", "PrefetchCore"], path: "Tests/PrefetchTestSupport"),
         .testTarget(name: "PrefetchCoreTests", dependencies: ["PrefetchCore", "PrefetchCache", "PrefetchRedis", "PrefetchImage"]),
         .testTarget(

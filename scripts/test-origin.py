@@ -4,7 +4,8 @@
 It serves files from a directory and counts every request, so tests can assert how many
 requests reached the origin. Paths:
 
-  GET /files/<name>           the file <root>/<name> (404 if absent); ETag and Last-Modified set
+  GET /files/<name>           the file <root>/<name> (404 if absent); ETag and Last-Modified set,
+                              304 for a matching If-None-Match or If-Modified-Since
   GET /status/<code>          an empty response with that status
   GET /delay?ms=N[&...]       a small body after N milliseconds (for concurrency tests)
   GET /slow?bytes=N&bps=B     N bytes dripped at B bytes per second (low-speed abort)
@@ -166,6 +167,23 @@ class Handler(BaseHTTPRequestHandler):
                 "ETag": '"%s"' % hashlib.sha256(data).hexdigest()[:16],
                 "Last-Modified": email.utils.formatdate(stat.st_mtime, usegmt=True),
             }
+            # Conditional requests: If-None-Match wins over If-Modified-Since (RFC 9110).
+            inm = self.headers.get("If-None-Match")
+            ims = self.headers.get("If-Modified-Since")
+            not_modified = False
+            if inm is not None:
+                not_modified = headers["ETag"] in [t.strip() for t in inm.split(",")]
+            elif ims is not None:
+                try:
+                    not_modified = int(stat.st_mtime) <= email.utils.parsedate_to_datetime(ims).timestamp()
+                except (TypeError, ValueError):
+                    pass
+            if not_modified:
+                self.send_response(304)
+                for k, v in headers.items():
+                    self.send_header(k, v)
+                self.end_headers()
+                return
             self.send_body(200, data, guess_type(name), headers)
         else:
             self.send_body(404, b"not found\n", "text/plain")

@@ -1,34 +1,36 @@
 import Foundation
 
-/// The built `prefetchd` executable, run as a child process like an operator would.
+/// A built executable of this package (`prefetchd` by default), run as a child process
+/// like an operator would.
 public final class PrefetchdProcess {
     public let process = Process()
     private let stderrPipe = Pipe()
+    private let stdoutPipe = Pipe()
 
-    /// `$PREFETCH_TEST_BINARY`, else the `prefetchd` built beside the test bundle.
-    public static func binaryPath(file: String = #filePath) throws -> String {
-        if let path = ProcessInfo.processInfo.environment["PREFETCH_TEST_BINARY"] { return path }
+    /// `$PREFETCH_TEST_BINARY` for prefetchd, else the tool built beside the test bundle.
+    public static func binaryPath(_ tool: String = "prefetchd", file: String = #filePath) throws -> String {
+        if tool == "prefetchd", let path = ProcessInfo.processInfo.environment["PREFETCH_TEST_BINARY"] { return path }
         var candidates: [String] = []
         for arg in CommandLine.arguments where arg.contains(".xctest") {
             let prefix = arg.components(separatedBy: ".xctest")[0]
-            candidates.append((prefix as NSString).deletingLastPathComponent + "/prefetchd")
+            candidates.append((prefix as NSString).deletingLastPathComponent + "/" + tool)
         }
         let root = URL(fileURLWithPath: file).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        candidates.append(root.path + "/.build/debug/prefetchd")
+        candidates.append(root.path + "/.build/debug/" + tool)
         guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             throw TestEnvironment.Missing(description: "prefetchd binary not found (tried \(candidates)); run swift build first")
         }
         return found
     }
 
-    public init(_ arguments: [String], environment: [String: String] = [:]) throws {
-        process.executableURL = URL(fileURLWithPath: try Self.binaryPath())
+    public init(_ arguments: [String], environment: [String: String] = [:], tool: String = "prefetchd") throws {
+        process.executableURL = URL(fileURLWithPath: try Self.binaryPath(tool))
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         env.merge(environment) { $1 }
         process.environment = env
         process.standardError = stderrPipe
-        process.standardOutput = FileHandle.nullDevice
+        process.standardOutput = stdoutPipe
         try process.run()
     }
 
@@ -39,6 +41,11 @@ public final class PrefetchdProcess {
         kill(process.processIdentifier, sig)
         guard waitUntil(timeout: timeout, { !process.isRunning }) else { return nil }
         return process.terminationStatus
+    }
+
+    /// Everything the process wrote to stdout (call after it exited).
+    public func standardOutput() -> String {
+        String(decoding: stdoutPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     }
 
     /// Everything the process wrote to stderr (call after it exited).
