@@ -33,6 +33,7 @@ let package = Package(
 
         .target(name: "PrefetchTestSupport", dependencies: ["PrefetchRedis", "PrefetchCore"], path: "Tests/PrefetchTestSupport"),
         .testTarget(name: "PrefetchCoreTests", dependencies: ["PrefetchCore", "PrefetchCache", "PrefetchRedis", "PrefetchImage"]),
+        .testTarget(name: "PrefetchImageTests", dependencies: ["PrefetchImage"], resources: [.copy("Fixtures")]),
         .testTarget(
             name: "PrefetchIntegrationTests",
             dependencies: ["PrefetchWorker", "PrefetchTestSupport", "PrefetchRedis", "PrefetchCache"]
