@@ -231,6 +231,9 @@ static void encode_in(encode_ctx *x, const unsigned char *pixels, unsigned int w
     png_set_write_fn(png, &x->io, io_write, io_flush);
     png_set_IHDR(png, x->info, width, height, 8, color_types[channels - 1], PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    // zlib level 4 (lazy matching, short chains): on photographic thumbnails about 4x faster
+    // than the default 6 for output within a few percent (scripts/bench-image.sh).
+    png_set_compression_level(png, 4);
     png_write_info(png, x->info);
     size_t stride = (size_t)width * (size_t)channels;
     for (png_uint_32 y = 0; y < height; y++) png_write_row(png, pixels + stride * y);
