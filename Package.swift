@@ -30,6 +30,8 @@ let package = Package(
             dependencies: ["PrefetchCore", "PrefetchCache", "PrefetchRedis", "PrefetchHTTP", "PrefetchImage"]
         ),
         .executableTarget(name: "prefetchd", dependencies: ["PrefetchWorker"]),
+        // Measures verification and thumbnail costs: scripts/bench-image.sh.
+        .executableTarget(name: "prefetchd-imagebench", dependencies: ["PrefetchImage", "CImageProbe"]),
 
         .target(name: "PrefetchTestSupport", dependencies: ["PrefetchRedis", "PrefetchCore"], path: "Tests/PrefetchTestSupport"),
         .testTarget(name: "PrefetchCoreTests", dependencies: ["PrefetchCore", "PrefetchCache", "PrefetchRedis", "PrefetchImage"]),
