@@ -17,7 +17,7 @@ let package = Package(
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // setjmp-based libjpeg paths must live in C: Swift cannot catch a longjmp.
-        .target(name: "CImageProbe", dependencies: ["CJPEG"]),
+        .target(name: "CImageProbe", dependencies: ["CJPEG", "CPNG"]),
 
         // Pure Swift: job model, keys, outcomes, classification. No servers, no C.
         .target(name: "PrefetchCore"),
@@ -30,11 +30,14 @@ let package = Package(
             dependencies: ["PrefetchCore", "PrefetchCache", "PrefetchRedis", "PrefetchHTTP", "PrefetchImage"]
         ),
         .executableTarget(name: "prefetchd", dependencies: ["PrefetchWorker", "PrefetchCache"]),
+        // Measures verification and thumbnail costs: scripts/bench-image.sh.
+        .executableTarget(name: "prefetchd-imagebench", dependencies: ["PrefetchImage", "CImageProbe"]),
 
         // A test tool: several of these hammer one cache directory at once in the cache tests.
         .executableTarget(name: "cache-stress", dependencies: ["PrefetchCache"], path: "Tests/CacheStress"),
         .target(name: "PrefetchTestSupport", dependencies: ["PrefetchRedis", "PrefetchCore"], path: "Tests/PrefetchTestSupport"),
         .testTarget(name: "PrefetchCoreTests", dependencies: ["PrefetchCore", "PrefetchCache", "PrefetchRedis", "PrefetchImage"]),
+        .testTarget(name: "PrefetchImageTests", dependencies: ["PrefetchImage"], resources: [.copy("Fixtures")]),
         .testTarget(
             name: "PrefetchIntegrationTests",
             dependencies: ["PrefetchWorker", "PrefetchTestSupport", "PrefetchRedis", "PrefetchCache"]

@@ -1,5 +1,4 @@
 import CImageProbe
-import CPNG
 
 /// Format and dimensions read from an image's header, without decoding pixels.
 public struct ImageHeader: Sendable, Equatable {
@@ -7,27 +6,33 @@ public struct ImageHeader: Sendable, Equatable {
     public let width: Int
     public let height: Int
 
-    /// Reads the header of a JPEG or PNG held in memory.
+    public init(format: ImageFormat, width: Int, height: Int) {
+        self.format = format
+        self.width = width
+        self.height = height
+    }
+
+    /// Reads the header of a JPEG (with libjpeg) or a PNG (signature and IHDR, CRC checked)
+    /// held in memory. Other formats throw `unsupportedFormat`.
     public static func read(_ bytes: UnsafeRawBufferPointer) throws(ImageError) -> ImageHeader {
         switch ImageFormat.sniff(bytes) {
-        case .jpeg: return try readJPEG(bytes)
-        case .png: return try readPNG(bytes)
+        case .jpeg: return try JPEGCodec.readHeader(bytes)
+        case .png:
+            let ihdr = try PNGStructure.readHeader(bytes)
+            return ImageHeader(format: .png, width: ihdr.width, height: ihdr.height)
         case let other: throw .unsupportedFormat(other)
         }
     }
+}
 
-    private static func readJPEG(_ bytes: UnsafeRawBufferPointer) throws(ImageError) -> ImageHeader {
-        let result = prefetch_jpeg_read_header(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count)
-        try ImageError.checkJPEG(result.status, message: result.message)
-        return ImageHeader(format: .jpeg, width: Int(result.width), height: Int(result.height))
+extension ImageLimits {
+    /// Throws when `width x height` is over `maxPixels`.
+    func check(_ header: ImageHeader) throws(ImageError) {
+        let (pixels, overflow) = header.width.multipliedReportingOverflow(by: header.height)
+        if overflow || pixels > maxPixels {
+            throw .tooManyPixels(width: header.width, height: header.height, limit: maxPixels)
+        }
     }
 
-    private static func readPNG(_ bytes: UnsafeRawBufferPointer) throws(ImageError) -> ImageHeader {
-        var image = png_image()
-        image.version = UInt32(PNG_IMAGE_VERSION)
-        let ok = png_image_begin_read_from_memory(&image, bytes.baseAddress, bytes.count)
-        defer { png_image_free(&image) }
-        try ImageError.checkPNG(ok, image: image)
-        return ImageHeader(format: .png, width: Int(image.width), height: Int(image.height))
-    }
+    var maxPixelsForC: UInt64 { UInt64(max(0, maxPixels)) }
 }
