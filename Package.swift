@@ -29,7 +29,7 @@ let package = Package(
             name: "PrefetchWorker",
             dependencies: ["PrefetchCore", "PrefetchCache", "PrefetchRedis", "PrefetchHTTP", "PrefetchImage"]
         ),
-        .executableTarget(name: "prefetchd", dependencies: ["PrefetchWorker", "PrefetchCache"]),
+        .executableTarget(name: "prefetchd", dependencies: ["PrefetchWorker", "PrefetchCache", "PrefetchImage"]),
         // Measures verification and thumbnail costs: scripts/bench-image.sh.
         .executableTarget(name: "prefetchd-imagebench", dependencies: ["PrefetchImage", "CImageProbe"]),
 

@@ -8,6 +8,12 @@ public struct CacheError: Error, CustomStringConvertible, Sendable {
     public let path: String
     public let code: Int32
 
+    public init(operation: String, path: String, code: Int32) {
+        self.operation = operation
+        self.path = path
+        self.code = code
+    }
+
     public var description: String {
         "\(operation) \(path): \(String(cString: strerror(code)))"
     }

@@ -23,6 +23,9 @@ public struct CacheMetadata: Sendable, Equatable, Codable {
     public var storedAt: Double
     /// Seconds since 1970 when the origin last confirmed the body (a 200 or a 304).
     public var validatedAt: Double?
+    /// For a thumbnail: the SHA-256 of the original it was made from (so a changed
+    /// original gets new thumbnails).
+    public var sourceSHA256: String?
 
     public init(
         url: String, key: String, body: String = "", size: Int, sha256: String? = nil, contentType: String? = nil,
@@ -54,6 +57,7 @@ public struct CacheMetadata: Sendable, Equatable, Codable {
         case format, width, height
         case storedAt = "stored_at"
         case validatedAt = "validated_at"
+        case sourceSHA256 = "source_sha256"
     }
 
     public func jsonString() -> String {
@@ -72,6 +76,7 @@ public struct CacheMetadata: Sendable, Equatable, Codable {
         w.field("height", height)
         w.field("stored_at", storedAt)
         w.field("validated_at", validatedAt)
+        w.field("source_sha256", sourceSHA256)
         return w.finish()
     }
 

@@ -35,6 +35,11 @@ public struct CacheReader: Sendable {
         entry(forKey: try key(forURL: url))
     }
 
+    /// A thumbnail of the entry `key` with the given longest side, if one was prepared.
+    public func thumbnail(forKey key: String, longestSide: Int) -> CacheEntry? {
+        entry(forKey: CacheKeyPolicy.thumbnailKey(forKey: key, longestSide: longestSide))
+    }
+
     /// The entry for `key`, or `nil` when there is none (or it is being removed).
     public func entry(forKey key: String) -> CacheEntry? {
         let paths = layout.paths(forKey: key)

@@ -9,14 +9,16 @@ import PrefetchImage
 final class TransferHandler: DownloaderDelegate {
     let cache: DiskCache
     let writer: OutcomeWriter
+    let images: ImageProcessor
     let retry: RetryPolicy
     let publishStarted: Bool
     /// Called with the size of each body stored, so eviction can keep up with writers.
     let stored: @Sendable (Int) -> Void
 
-    init(cache: DiskCache, writer: OutcomeWriter, retry: RetryPolicy, publishStarted: Bool,
+    init(cache: DiskCache, writer: OutcomeWriter, images: ImageProcessor, retry: RetryPolicy, publishStarted: Bool,
          stored: @escaping @Sendable (Int) -> Void) {
         self.cache = cache
+        self.images = images
         self.writer = writer
         self.retry = retry
         self.publishStarted = publishStarted
@@ -34,13 +36,27 @@ final class TransferHandler: DownloaderDelegate {
     }
 
     func transferFinished(key: String, destination: TransferDestination?, response: TransferResponse, jobs: [PendingJob]) {
-        let result = outcome(key: key, destination: destination, response: response, leader: jobs.first)
+        let plan = images.plan(for: jobs)
+        let succeeded = response.error == nil && (200...299).contains(response.httpStatus) && destination != nil
+        guard succeeded, let destination, let leader = jobs.first else {
+            distribute(outcome(key: key, destination: destination, response: response, leader: jobs.first), to: jobs)
+            return
+        }
+        // Verification (and thumbnails) may decode: then off this thread, on the image pool.
+        images.run(plan) { [self] in
+            distribute(store(key: key, temp: destination.path, response: response, leader: leader, plan: plan), to: jobs)
+        }
+    }
+
+    /// One result for the transfer, turned into one outcome per job that shared it.
+    private func distribute(_ result: Outcome.Result, to jobs: [PendingJob]) {
         for (index, job) in jobs.enumerated() {
             var own = result
             var exhausted = false
             switch result {
-            case .completed(let c) where index > 0:
-                own = .completed(.init(source: .coalesced, path: c.path, bytes: c.bytes, httpStatus: c.httpStatus, contentType: c.contentType))
+            case .completed(var c) where index > 0:
+                if c.source == .network { c.source = .coalesced }
+                own = .completed(c)
             case .failed(let failure):
                 // Each job has its own attempt count, so each gets its own decision.
                 switch retry.decide(failure, attempt: job.job.attempt, random: Double.random(in: 0..<1)) {
@@ -57,6 +73,7 @@ final class TransferHandler: DownloaderDelegate {
         }
     }
 
+    /// Everything but a stored body: errors, HTTP failures, 304s.
     private func outcome(key: String, destination: TransferDestination?, response: TransferResponse, leader: PendingJob?) -> Outcome.Result {
         let discard = { if let destination { self.cache.discard(temporaryPath: destination.path) } }
         if let error = response.error {
@@ -65,34 +82,50 @@ final class TransferHandler: DownloaderDelegate {
         }
         if response.httpStatus == 304, leader?.validators != nil {
             discard()
-            return revalidated(key: key, response: response)
+            return revalidated(key: key, response: response, leader: leader)
         }
-        guard (200...299).contains(response.httpStatus) else {
-            discard()
-            return .failed(.http(status: response.httpStatus, retryAfter: response.retryAfter))
+        discard()
+        if (200...299).contains(response.httpStatus) {
+            return .failed(Failure(kind: .transient, reason: "the body file could not be opened"))
         }
-        guard let destination, let leader else { return .failed(Failure(kind: .transient, reason: "no destination")) }
+        return .failed(.http(status: response.httpStatus, retryAfter: response.retryAfter))
+    }
+
+    /// A 2xx body: verify it, store it, prepare thumbnails.
+    private func store(key: String, temp: String, response: TransferResponse, leader: PendingJob, plan: ImageProcessor.Plan) -> Outcome.Result {
+        let info: ImageInfo
+        do {
+            info = try images.verify(fileAt: temp, plan)
+        } catch {
+            cache.discard(temporaryPath: temp)
+            // A body that fails verification is the origin's fault: permanent, never cached.
+            return .failed(Failure(kind: .permanent, reason: "verification failed: \(error)", httpStatus: response.httpStatus))
+        }
         let now = Date().timeIntervalSince1970
         let metadata = CacheMetadata(
             url: leader.job.url.string, key: key, size: response.bytes, sha256: response.sha256,
             contentType: response.contentType, etag: response.etag, lastModified: response.lastModified,
-            httpStatus: response.httpStatus, format: ImageFormat.sniff(response.head).rawValue,
+            httpStatus: response.httpStatus, format: info.format.rawValue,
+            width: info.width > 0 ? info.width : nil, height: info.height > 0 ? info.height : nil,
             storedAt: now, validatedAt: now)
         let entry: CacheEntry
         do {
-            entry = try cache.commit(temporaryPath: destination.path, key: key, metadata: metadata)
+            entry = try cache.commit(temporaryPath: temp, key: key, metadata: metadata)
         } catch {
-            discard()
+            cache.discard(temporaryPath: temp)
             Log.error("cache: \(error)")
             return .failed(Failure(kind: .transient, reason: "cache write failed: \(error)"))
         }
         stored(response.bytes)
-        return .completed(.init(source: .network, path: entry.bodyPath, bytes: response.bytes,
-                                httpStatus: response.httpStatus, contentType: response.contentType))
+        var completion = Outcome.Completion(source: .network, path: entry.bodyPath, bytes: response.bytes,
+                                            httpStatus: response.httpStatus, contentType: response.contentType,
+                                            format: metadata.format, width: metadata.width, height: metadata.height)
+        completion.thumbnails = images.thumbnails(of: entry, plan)
+        return .completed(completion)
     }
 
     /// 304 Not Modified: keep the body, record the confirmation and any new validators.
-    private func revalidated(key: String, response: TransferResponse) -> Outcome.Result {
+    private func revalidated(key: String, response: TransferResponse, leader: PendingJob?) -> Outcome.Result {
         guard let entry = cache.lookup(key: key) else {
             // Evicted or replaced while we asked; the next attempt fetches it whole.
             return .failed(Failure(kind: .transient, reason: "cached entry vanished during revalidation"))
@@ -104,7 +137,8 @@ final class TransferHandler: DownloaderDelegate {
         do {
             let updated = try cache.updateMetadata(of: entry, to: metadata)
             return .completed(.init(source: .revalidated, path: updated.bodyPath, bytes: metadata.size,
-                                    httpStatus: 304, contentType: metadata.contentType))
+                                    httpStatus: 304, contentType: metadata.contentType,
+                                    format: metadata.format, width: metadata.width, height: metadata.height))
         } catch {
             return .failed(Failure(kind: .transient, reason: "cache update failed: \(error)"))
         }

@@ -78,8 +78,20 @@ extension Worker {
             return false
         }
         cache.touch(entry)
-        writer.submit(Outcome(pending, .completed(.init(source: .cache, path: entry.bodyPath, bytes: m.size,
-                                                        httpStatus: m.httpStatus, contentType: m.contentType))))
+        let completion = Outcome.Completion(source: .cache, path: entry.bodyPath, bytes: m.size, httpStatus: m.httpStatus,
+                                            contentType: m.contentType, format: m.format, width: m.width, height: m.height)
+        let plan = images.plan(for: [pending])
+        if plan.thumbnails.isEmpty {
+            writer.submit(Outcome(pending, .completed(completion)))
+        } else {
+            // Thumbnails missing from the cache are made now (existing ones are reused).
+            let (images, writer, job, base) = (self.images, self.writer, pending, completion)
+            images.run(plan) {
+                var completion = base
+                completion.thumbnails = images.thumbnails(of: entry, plan)
+                writer.submit(Outcome(job, .completed(completion)))
+            }
+        }
         return true
     }
 }

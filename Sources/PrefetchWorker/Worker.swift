@@ -2,6 +2,7 @@ import Foundation
 import PrefetchCache
 import PrefetchCore
 import PrefetchHTTP
+import PrefetchImage
 import PrefetchRedis
 import Synchronization
 
@@ -54,6 +55,8 @@ public final class Worker: Sendable {
         public var cacheLimits = CacheSweeper.Limits()
         /// Seconds between cache sweeps (one worker of the fleet sweeps at a time). Default: 60.
         public var sweepInterval = 60.0
+        /// Verification and thumbnails. Default: `structure` verification, no thumbnails.
+        public var images = ImageSettings()
 
         public init(cacheDirectory: String) {
             self.cacheDirectory = cacheDirectory
@@ -73,6 +76,7 @@ public final class Worker: Sendable {
     private let handler: TransferHandler
     private let housekeeper: Housekeeper
     private let janitor: CacheJanitor
+    let images: ImageProcessor
     private let intake: Mutex<JobIntake?> = Mutex(nil)
     let stats = StatisticsBox()
     let stopping = Atomic<Bool>(false)
@@ -100,7 +104,8 @@ public final class Worker: Sendable {
             gate.release(terminal.count)
         })
         let janitor = self.janitor
-        handler = TransferHandler(cache: cache, writer: writer, retry: configuration.retry,
+        images = ImageProcessor(settings: configuration.images, cache: cache)
+        handler = TransferHandler(cache: cache, writer: writer, images: images, retry: configuration.retry,
                                   publishStarted: configuration.publishStartedEvents,
                                   stored: { bytes in janitor.noteStored(bytes) })
         downloader = try Downloader(configuration: configuration.downloader, delegate: handler)
@@ -141,6 +146,7 @@ public final class Worker: Sendable {
         for pending in downloader.shutdown() {
             writer.submit(Outcome(pending, .returnToQueue))
         }
+        images.shutdown() // finishes queued verifications, whose outcomes the writer then records
         writer.stopAfterFlushing()
         housekeeper.stop()
         janitor.stop()
@@ -153,3 +159,6 @@ public final class Worker: Sendable {
         return "\(host)-\(getpid())-\(suffix)"
     }
 }
+
+/// The worker's image settings (see `ImageProcessor.Settings` for the defaults).
+public typealias ImageSettings = ImageProcessor.Settings

@@ -76,5 +76,19 @@ struct Options {
         return v * multiplier
     }
 
+    /// Counts accept K and M suffixes (powers of 1000).
+    func count(_ name: String, env: String? = nil, default fallback: Int) throws -> Int {
+        guard let text = string(name, env: env) else { return fallback }
+        let multipliers: [Character: Int] = ["K": 1000, "M": 1_000_000]
+        var digits = Substring(text)
+        var multiplier = 1
+        if let last = digits.last?.uppercased().first, let m = multipliers[last] {
+            multiplier = m
+            digits = digits.dropLast()
+        }
+        guard let v = Int(digits), v > 0 else { throw UsageError(description: "--\(name) must be a count like 50M, got '\(text)'") }
+        return v * multiplier
+    }
+
     func flag(_ name: String) -> Bool { flags.contains(name) }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import PrefetchCache
 import PrefetchCore
+import PrefetchImage
 import PrefetchRedis
 import PrefetchWorker
 
@@ -39,6 +40,12 @@ enum WorkerCommand {
           --sweep-interval S     seconds between cache sweeps    [PREFETCH_SWEEP_INTERVAL] default 60
           --revalidate-after S   revalidate entries older than S instead of serving them [PREFETCH_REVALIDATE_AFTER] default never
           --ignore-query-param A,B  query parameters left out of cache keys [PREFETCH_IGNORE_QUERY_PARAMS]
+          --verify LEVEL         none|header|structure|full      [PREFETCH_VERIFY]     default structure
+          --expect-image         bodies must be images           [PREFETCH_EXPECT_IMAGE=1]
+          --max-pixels N         width×height limit (K/M suffix)  [PREFETCH_MAX_PIXELS] default 50M
+          --thumbnails 256,1024  thumbnails for every job         [PREFETCH_THUMBNAILS] default none
+          --thumbnail-quality Q  JPEG quality of thumbnails       [PREFETCH_THUMBNAIL_QUALITY] default 85
+          --image-threads N      decodes at once                  [PREFETCH_IMAGE_THREADS] default cores
           --log-level L          debug|info|warning|error     [PREFETCH_LOG_LEVEL]  default info
         """
 
@@ -48,8 +55,9 @@ enum WorkerCommand {
         "order", "rate", "low-speed-limit", "low-speed-time",
         "max-attempts", "retry-base", "retry-max", "failed-ttl", "heartbeat-ttl", "max-recoveries", "lease",
         "cache-max-size", "cache-max-age", "sweep-interval", "revalidate-after", "ignore-query-param",
+        "verify", "max-pixels", "thumbnails", "thumbnail-quality", "image-threads",
     ]
-    static let switches: Set<String> = ["started-events", "fail-exhausted"]
+    static let switches: Set<String> = ["started-events", "fail-exhausted", "expect-image"]
 
     static func configuration(_ o: Options) throws -> Worker.Configuration {
         var c = Worker.Configuration(cacheDirectory: o.string("cache-dir", env: "PREFETCH_CACHE_DIR", default: defaultCacheDirectory(o))!)
@@ -86,6 +94,22 @@ enum WorkerCommand {
         c.sweepInterval = max(1, try o.seconds("sweep-interval", env: "PREFETCH_SWEEP_INTERVAL", default: c.sweepInterval))
         c.revalidateAfter = try o.seconds("revalidate-after", env: "PREFETCH_REVALIDATE_AFTER", default: 0)
         c.keyPolicy = keyPolicy(o)
+        let level = o.string("verify", env: "PREFETCH_VERIFY", default: "structure")!
+        guard let verification = VerificationLevel(rawValue: level) else {
+            throw Options.UsageError(description: "--verify must be none, header, structure or full, got '\(level)'")
+        }
+        c.images.verification = verification
+        c.images.expectImage = o.flag("expect-image") || o.environment["PREFETCH_EXPECT_IMAGE"] == "1"
+        c.images.maxPixels = try o.count("max-pixels", env: "PREFETCH_MAX_PIXELS", default: c.images.maxPixels)
+        c.images.jpegQuality = min(100, max(1, try o.int("thumbnail-quality", env: "PREFETCH_THUMBNAIL_QUALITY", default: c.images.jpegQuality)))
+        c.images.threads = max(1, try o.int("image-threads", env: "PREFETCH_IMAGE_THREADS", default: c.images.threads))
+        let sides = o.string("thumbnails", env: "PREFETCH_THUMBNAILS", default: "")!.split(separator: ",")
+        c.images.thumbnails = try sides.map { text in
+            guard let side = Int(text.trimmingCharacters(in: .whitespaces)), (1...Job.maxThumbnailSide).contains(side) else {
+                throw Options.UsageError(description: "--thumbnails takes sizes from 1 to \(Job.maxThumbnailSide), got '\(text)'")
+            }
+            return side
+        }
         return c
     }
 

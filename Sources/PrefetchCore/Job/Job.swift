@@ -23,11 +23,18 @@ public struct Job: Sendable, Equatable {
     public let attempt: Int
     /// How many times the job was recovered from a worker that died holding it.
     public let recovered: Int
+    /// Verification level for this job (`none`, `header`, `structure`, `full`); `nil` = the worker's.
+    public let verification: String?
+    /// Whether the body must be an image; `nil` = the worker's setting.
+    public let expectImage: Bool?
+    /// Longest sides of thumbnails to prepare, e.g. `[256, 1024]`; `nil` = the worker's.
+    public let thumbnails: [Int]?
 
     public init(
         raw: String, url: NormalizedURL, id: String? = nil, customKey: String? = nil,
         priority: Priority? = nil, headers: [String: String] = [:], credentials: Credentials? = nil,
-        retryFailed: Bool = false, refresh: Bool = false, attempt: Int = 1, recovered: Int = 0
+        retryFailed: Bool = false, refresh: Bool = false, attempt: Int = 1, recovered: Int = 0,
+        verification: String? = nil, expectImage: Bool? = nil, thumbnails: [Int]? = nil
     ) {
         self.raw = raw
         self.url = url
@@ -40,7 +47,15 @@ public struct Job: Sendable, Equatable {
         self.refresh = refresh
         self.attempt = attempt
         self.recovered = recovered
+        self.verification = verification
+        self.expectImage = expectImage
+        self.thumbnails = thumbnails
     }
+
+    public static let verificationLevels: Set<String> = ["none", "header", "structure", "full"]
+    /// Largest thumbnail side a job may ask for, and how many sizes.
+    public static let maxThumbnailSide = 8192
+    public static let maxThumbnails = 8
 
     /// The key the cache stores this job's body under.
     public var cacheKey: String { customKey ?? url.string }

@@ -51,8 +51,32 @@ public enum JobParser {
             retryFailed: try optionalBool(object, "retry_failed"),
             refresh: try optionalBool(object, "refresh"),
             attempt: try count(object, "attempt", minimum: 1) ?? 1,
-            recovered: try count(object, "recovered", minimum: 0) ?? 0
+            recovered: try count(object, "recovered", minimum: 0) ?? 0,
+            verification: try verification(object),
+            expectImage: object["expect_image"] == nil || object["expect_image"] is NSNull ? nil : try optionalBool(object, "expect_image"),
+            thumbnails: try thumbnails(object)
         )
+    }
+
+    private static func verification(_ object: [String: Any]) throws(JobParseError) -> String? {
+        guard let level = try optionalString(object, "verify") else { return nil }
+        guard Job.verificationLevels.contains(level) else {
+            throw .wrongType(field: "verify", expected: "one of none, header, structure, full")
+        }
+        return level
+    }
+
+    private static func thumbnails(_ object: [String: Any]) throws(JobParseError) -> [Int]? {
+        guard let value = object["thumbnails"], !(value is NSNull) else { return nil }
+        let expected = "a list of up to \(Job.maxThumbnails) sizes from 1 to \(Job.maxThumbnailSide)"
+        guard let list = value as? [Any], list.count <= Job.maxThumbnails else { throw .wrongType(field: "thumbnails", expected: expected) }
+        var sizes: [Int] = []
+        for item in list {
+            guard let n = item as? NSNumber, !isBoolean(n), let side = Int(exactly: n.doubleValue),
+                  (1...Job.maxThumbnailSide).contains(side) else { throw .wrongType(field: "thumbnails", expected: expected) }
+            if !sizes.contains(side) { sizes.append(side) }
+        }
+        return sizes
     }
 
     private static func count(_ object: [String: Any], _ field: String, minimum: Int) throws(JobParseError) -> Int? {

@@ -9,6 +9,12 @@ public struct CacheKeyPolicy: Sendable, Equatable {
         self.ignoredQueryParameters = ignoredQueryParameters
     }
 
+    /// The key a thumbnail of the entry `key` is stored under: `<key>#thumbnail=<side>`.
+    /// (A fragment never occurs in a normalized URL, so it cannot clash with an original.)
+    public static func thumbnailKey(forKey key: String, longestSide: Int) -> String {
+        key + "#thumbnail=" + String(longestSide)
+    }
+
     public func key(for job: Job) -> String {
         job.customKey ?? key(for: job.url)
     }

@@ -27,6 +27,23 @@ public enum Event {
             w.field("bytes", c.bytes)
             w.field("content_type", c.contentType)
             w.field("path", c.path)
+            w.field("format", c.format)
+            if let width = c.width, let height = c.height, width > 0 {
+                w.field("width", width)
+                w.field("height", height)
+            }
+            if !c.thumbnails.isEmpty {
+                let items = c.thumbnails.map { t -> String in
+                    var v = JSONWriter()
+                    v.field("size", t.size)
+                    v.field("width", t.width)
+                    v.field("height", t.height)
+                    v.field("key", t.key)
+                    v.field("path", t.path)
+                    return v.finish()
+                }
+                w.rawField("thumbnails", "[" + items.joined(separator: ",") + "]")
+            }
         case .failed(let f):
             w.field("kind", f.kind.rawValue)
             w.field("reason", f.reason)

@@ -13,18 +13,44 @@ public struct Outcome: Sendable {
     }
 
     public struct Completion: Sendable {
-        public let source: Source
+        public var source: Source
         public let path: String
         public let bytes: Int
         public let httpStatus: Int?
         public let contentType: String?
+        /// Sniffed format and, for verified images, dimensions.
+        public var format: String?
+        public var width: Int?
+        public var height: Int?
+        public var thumbnails: [Variant] = []
 
-        public init(source: Source, path: String, bytes: Int, httpStatus: Int?, contentType: String?) {
+        public init(source: Source, path: String, bytes: Int, httpStatus: Int?, contentType: String?,
+                    format: String? = nil, width: Int? = nil, height: Int? = nil) {
             self.source = source
             self.path = path
             self.bytes = bytes
             self.httpStatus = httpStatus
             self.contentType = contentType
+            self.format = format
+            self.width = width
+            self.height = height
+        }
+    }
+
+    /// A thumbnail stored as a cache entry of its own.
+    public struct Variant: Sendable, Equatable {
+        public let size: Int
+        public let key: String
+        public let path: String
+        public let width: Int
+        public let height: Int
+
+        public init(size: Int, key: String, path: String, width: Int, height: Int) {
+            self.size = size
+            self.key = key
+            self.path = path
+            self.width = width
+            self.height = height
         }
     }
 
