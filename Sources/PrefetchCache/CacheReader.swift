@@ -42,7 +42,12 @@ public struct CacheReader: Sendable {
 
     /// The entry for `key`, or `nil` when there is none (or it is being removed).
     public func entry(forKey key: String) -> CacheEntry? {
-        let paths = layout.paths(forKey: key)
+        entry(forHash: SHA256.hex(key))
+    }
+
+    /// The entry whose key hashes to `hash` (lower-case hex SHA-256).
+    public func entry(forHash hash: String) -> CacheEntry? {
+        let paths = layout.paths(forHash: hash)
         // Two tries: the body named by the metadata may have just been replaced.
         for _ in 0..<2 {
             guard let metadata = Self.readMetadata(paths.metadata) else { return nil }
@@ -63,7 +68,7 @@ public struct CacheReader: Sendable {
     }
 
     static func readMetadata(_ path: String) -> CacheMetadata? {
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        guard let data = FileRead.contents(path) else { return nil }
         return try? CacheMetadata.decode(data)
     }
 }

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import PrefetchCore
 import Synchronization
 
 /// The writing side of the shared disk cache. Any number of processes, on one host or on
@@ -23,6 +24,10 @@ public final class DiskCache: Sendable {
         reader.entry(forKey: key)
     }
 
+    public func lookup(hash: String) -> CacheEntry? {
+        reader.entry(forHash: hash)
+    }
+
     /// Marks an entry used now (the metadata's mtime), so eviction removes the least
     /// recently used entries first. Best effort.
     public func touch(_ entry: CacheEntry) {
@@ -37,7 +42,11 @@ public final class DiskCache: Sendable {
     }
 
     public func createTemporaryFile(forKey key: String) throws(CacheError) -> TemporaryFile {
-        let entry = layout.paths(forKey: key)
+        try createTemporaryFile(forHash: SHA256.hex(key))
+    }
+
+    public func createTemporaryFile(forHash hash: String) throws(CacheError) -> TemporaryFile {
+        let entry = layout.paths(forHash: hash)
         let path = layout.temporaryPath(for: entry, tag: Self.uniqueTag())
         var fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o644)
         if fd < 0 && errno == ENOENT {
@@ -52,10 +61,16 @@ public final class DiskCache: Sendable {
     /// switches the metadata to it, then removes the body it replaced.
     @discardableResult
     public func commit(temporaryPath: String, key: String, metadata: CacheMetadata) throws(CacheError) -> CacheEntry {
-        let paths = layout.paths(forKey: key)
+        try commit(temporaryPath: temporaryPath, hash: SHA256.hex(key), metadata: metadata)
+    }
+
+    /// `commit` for a key whose hash the caller already has.
+    @discardableResult
+    public func commit(temporaryPath: String, hash: String, metadata: CacheMetadata) throws(CacheError) -> CacheEntry {
+        let paths = layout.paths(forHash: hash)
         let version = Self.newVersion()
         var metadata = metadata
-        metadata.body = (paths.body(version: version) as NSString).lastPathComponent
+        metadata.body = FileRead.lastComponent(paths.body(version: version))
         let bodyPath = paths.body(version: version)
         try CacheError.check(rename(temporaryPath, bodyPath), "rename", bodyPath)
         let previous = CacheReader.readMetadata(paths.metadata)

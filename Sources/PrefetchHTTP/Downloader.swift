@@ -75,7 +75,13 @@ public final class Downloader: Sendable {
     /// Hands a job to the downloader. It joins a transfer for the same cache key if one is
     /// waiting or running, else it waits in the backlog for a free slot.
     public func enqueue(_ job: PendingJob) {
-        inbox.withLock { $0.jobs.append(job) }
+        enqueue(contentsOf: [job])
+    }
+
+    /// Hands over a batch with a single wake-up of the downloader thread.
+    public func enqueue(contentsOf jobs: [PendingJob]) {
+        guard !jobs.isEmpty else { return }
+        inbox.withLock { $0.jobs.append(contentsOf: jobs) }
         curl_multi_wakeup(handle.multi)
     }
 

@@ -14,8 +14,8 @@ public struct TransferDestination: Sendable {
 /// The worker's side of the downloader. Every method is called on the downloader's
 /// thread; keep them short (no network, no blocking on other threads).
 public protocol DownloaderDelegate: AnyObject, Sendable {
-    /// Opens the file the body of `key` streams into, when its transfer starts.
-    func destination(forKey key: String) throws -> TransferDestination
+    /// Opens the file the body streams into when the transfer `job` leads starts.
+    func destination(for job: PendingJob) throws -> TransferDestination
     /// A transfer started for `jobs` (so far; more may join).
     func transferStarted(key: String, jobs: [PendingJob])
     /// A transfer ended. `jobs` holds every job that shared it, the one that started it

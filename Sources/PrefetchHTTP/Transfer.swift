@@ -15,6 +15,9 @@ final class Transfer {
     var bytesWritten = 0
     /// The first bytes of the body, kept so the format can be sniffed without rereading.
     var head: [UInt8] = []
+    /// The whole body too, while it stays under `TransferResponse.memoryLimit`: small
+    /// bodies are then verified from memory instead of being read back from disk.
+    var body: [UInt8]? = []
     var stopReason: TransferError.Reason?
     /// Hashes the body as it streams, so the cache can record its SHA-256 without rereading.
     let digest = SHA256Stream()
@@ -38,6 +41,13 @@ final class Transfer {
             head.append(contentsOf: UnsafeRawBufferPointer(start: data, count: take))
         }
         digest?.update(UnsafeRawBufferPointer(start: data, count: count))
+        if body != nil {
+            if bytesWritten + count <= TransferResponse.memoryLimit {
+                body!.append(contentsOf: UnsafeRawBufferPointer(start: data, count: count))
+            } else {
+                body = nil
+            }
+        }
         var offset = 0
         while offset < count {
             let n = Glibc.write(destination.fileDescriptor, data + offset, count - offset)

@@ -68,7 +68,7 @@ final class TransferLoop {
     private func start(_ task: Scheduler<PendingJob>.Task) {
         let destination: TransferDestination
         do {
-            destination = try downloader.delegate.destination(forKey: task.key)
+            destination = try downloader.delegate.destination(for: task.payloads[0])
         } catch {
             let response = TransferResponse(error: TransferError(reason: .writeFailed(errno: EIO), message: "cannot open cache file: \(error)"))
             let jobs = scheduler.finish(key: task.key)

@@ -65,6 +65,7 @@ enum TransferOptions {
         }
         response.head = transfer.head
         response.sha256 = transfer.digest?.finishHex()
+        response.body = transfer.body
         if code != CURLE_OK {
             response.error = error(for: code, stopReason: transfer.stopReason)
         }

@@ -12,9 +12,13 @@ public struct TransferResponse: Sendable {
     public var head: [UInt8] = []
     /// Hex SHA-256 of the body, computed as it streamed in.
     public var sha256: String?
+    /// The body itself when it is at most `memoryLimit` bytes; `nil` for larger ones.
+    public var body: [UInt8]?
     public var error: TransferError?
 
     public static let headLength = 32
+    /// Bodies up to this size are also kept in memory (64 transfers × 256 KiB = 16 MiB at most).
+    public static let memoryLimit = 256 * 1024
 
     public init(httpStatus: Int = 0, bytes: Int = 0, error: TransferError? = nil) {
         self.httpStatus = httpStatus

@@ -65,8 +65,19 @@ public final class ImageProcessor: Sendable {
         work()
     }
 
-    func verify(fileAt path: String, _ plan: Plan) throws(ImageError) -> ImageInfo {
-        try ImageVerifier.verify(fileAt: path, level: plan.level, limits: limits, expectImage: plan.expectImage)
+    /// Verifies the body from memory when the downloader kept it, else from its file.
+    func verify(fileAt path: String, body: [UInt8]?, _ plan: Plan) throws(ImageError) -> ImageInfo {
+        if let body {
+            let result: Result<ImageInfo, ImageError> = body.withUnsafeBytes { bytes in
+                do throws(ImageError) {
+                    return .success(try ImageVerifier.verify(bytes, level: plan.level, limits: limits, expectImage: plan.expectImage))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            return try result.get()
+        }
+        return try ImageVerifier.verify(fileAt: path, level: plan.level, limits: limits, expectImage: plan.expectImage)
     }
 
     /// Makes the thumbnails the plan asks for that are not already cached for this very

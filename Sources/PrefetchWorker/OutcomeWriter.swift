@@ -37,8 +37,13 @@ final class OutcomeWriter: @unchecked Sendable {
     }
 
     func submit(_ outcome: Outcome) {
+        submit(contentsOf: [outcome])
+    }
+
+    func submit(contentsOf outcomes: [Outcome]) {
+        guard !outcomes.isEmpty else { return }
         condition.lock()
-        pending.append(outcome)
+        pending.append(contentsOf: outcomes)
         condition.signal()
         condition.unlock()
     }
@@ -77,6 +82,7 @@ final class OutcomeWriter: @unchecked Sendable {
         defer { condition.unlock() }
         while pending.isEmpty && !stopping { condition.wait() }
         if pending.isEmpty { return nil }
+
         let count = min(batchSize, pending.count)
         let batch = Array(pending.prefix(count))
         pending.removeFirst(count)

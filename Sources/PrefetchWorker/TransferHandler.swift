@@ -25,8 +25,8 @@ final class TransferHandler: DownloaderDelegate {
         self.stored = stored
     }
 
-    func destination(forKey key: String) throws -> TransferDestination {
-        let temp = try cache.createTemporaryFile(forKey: key)
+    func destination(for job: PendingJob) throws -> TransferDestination {
+        let temp = try cache.createTemporaryFile(forHash: job.keyHash)
         return TransferDestination(fileDescriptor: temp.fd, path: temp.path)
     }
 
@@ -50,6 +50,9 @@ final class TransferHandler: DownloaderDelegate {
 
     /// One result for the transfer, turned into one outcome per job that shared it.
     private func distribute(_ result: Outcome.Result, to jobs: [PendingJob]) {
+        var outcomes: [Outcome] = []
+        outcomes.reserveCapacity(jobs.count)
+        defer { writer.submit(contentsOf: outcomes) }
         for (index, job) in jobs.enumerated() {
             var own = result
             var exhausted = false
@@ -69,7 +72,7 @@ final class TransferHandler: DownloaderDelegate {
             }
             var outcome = Outcome(job, own, coalesced: index > 0)
             outcome.exhausted = exhausted
-            writer.submit(outcome)
+            outcomes.append(outcome)
         }
     }
 
@@ -95,7 +98,7 @@ final class TransferHandler: DownloaderDelegate {
     private func store(key: String, temp: String, response: TransferResponse, leader: PendingJob, plan: ImageProcessor.Plan) -> Outcome.Result {
         let info: ImageInfo
         do {
-            info = try images.verify(fileAt: temp, plan)
+            info = try images.verify(fileAt: temp, body: response.body, plan)
         } catch {
             cache.discard(temporaryPath: temp)
             // A body that fails verification is the origin's fault: permanent, never cached.
@@ -110,7 +113,7 @@ final class TransferHandler: DownloaderDelegate {
             storedAt: now, validatedAt: now)
         let entry: CacheEntry
         do {
-            entry = try cache.commit(temporaryPath: temp, key: key, metadata: metadata)
+            entry = try cache.commit(temporaryPath: temp, hash: leader.keyHash, metadata: metadata)
         } catch {
             cache.discard(temporaryPath: temp)
             Log.error("cache: \(error)")
@@ -126,7 +129,7 @@ final class TransferHandler: DownloaderDelegate {
 
     /// 304 Not Modified: keep the body, record the confirmation and any new validators.
     private func revalidated(key: String, response: TransferResponse, leader: PendingJob?) -> Outcome.Result {
-        guard let entry = cache.lookup(key: key) else {
+        guard let entry = leader.map({ cache.lookup(hash: $0.keyHash) }) ?? cache.lookup(key: key) else {
             // Evicted or replaced while we asked; the next attempt fetches it whole.
             return .failed(Failure(kind: .transient, reason: "cached entry vanished during revalidation"))
         }

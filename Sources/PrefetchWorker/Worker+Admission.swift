@@ -21,7 +21,8 @@ extension Worker {
                                       result: .deadLettered(reason: error.description), durationSeconds: 0))
                 continue
             }
-            var pending = PendingJob(job: job, queue: taken.queue, takenAt: takenAt, key: configuration.keyPolicy.key(for: job))
+            let key = configuration.keyPolicy.key(for: job)
+            var pending = PendingJob(job: job, queue: taken.queue, takenAt: takenAt, key: key, keyHash: SHA256.hex(key))
             if stopping.load(ordering: .relaxed) {
                 writer.submit(Outcome(pending, .returnToQueue))
             } else if !serveFromCache(&pending) {
@@ -31,7 +32,7 @@ extension Worker {
         guard !candidates.isEmpty else { return }
 
         let c = configuration
-        let leaseKeys = candidates.map { c.keys.lease(keyHash: cache.layout.paths(forKey: $0.key).hash) }
+        let leaseKeys = candidates.map { c.keys.lease(keyHash: $0.keyHash) }
         let admission = zip(candidates, leaseKeys).map {
             AdmissionCommands.Candidate(url: $0.job.url.string, leaseKey: $1, retryFailed: $0.job.retryFailed)
         }
@@ -48,6 +49,8 @@ extension Worker {
             verdicts = Array(repeating: .proceed, count: candidates.count)
         }
 
+        var fetch: [PendingJob] = []
+        defer { downloader.enqueue(contentsOf: fetch) }
         for ((var pending, leaseKey), verdict) in zip(zip(candidates, leaseKeys), verdicts) {
             switch verdict {
             case .failedBefore:
@@ -58,7 +61,7 @@ extension Worker {
                 pending.leaseKey = leaseKey
                 held.retainLease(leaseKey)
                 // Another worker may have finished it between our cache lookup and the lease.
-                if !serveFromCache(&pending) { downloader.enqueue(pending) }
+                if !serveFromCache(&pending) { fetch.append(pending) }
             }
         }
     }
@@ -66,7 +69,7 @@ extension Worker {
     /// Completes the job from the cache if it holds a fresh entry. A `refresh` job, or an
     /// entry older than `revalidateAfter`, is instead marked for a conditional request.
     private func serveFromCache(_ pending: inout PendingJob) -> Bool {
-        guard let entry = cache.lookup(key: pending.key) else {
+        guard let entry = cache.lookup(hash: pending.keyHash) else {
             pending.validators = nil
             return false
         }

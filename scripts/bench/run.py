@@ -137,16 +137,19 @@ class Scenario:
         return ok, nbytes
 
     def check_cache(self, cache: str) -> tuple[int, int]:
-        """Entries present (body of the right size and .meta) in the prefetchd cache layout."""
+        """Entries present in the cache layout: <h>.meta, and the body it names (prefetchd:
+        "body": "<h>.<version>.body") or <h> (the Python worker), of the right size."""
         ok = nbytes = 0
         for url, (_, s) in zip(self.urls, self.files):
             h = hashlib.sha256(url.encode()).hexdigest()
-            p = os.path.join(cache, "v1", h[0:2], h[2:4], h)
+            d = os.path.join(cache, "v1", h[0:2], h[2:4])
             try:
-                if os.stat(p).st_size == s and os.path.exists(p + ".meta"):
+                with open(os.path.join(d, h + ".meta")) as f:
+                    body = json.load(f).get("body") or h
+                if os.stat(os.path.join(d, body)).st_size == s:
                     ok += 1
                     nbytes += s
-            except OSError:
+            except (OSError, ValueError):
                 pass
         return ok, nbytes
 

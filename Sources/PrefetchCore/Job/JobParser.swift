@@ -7,12 +7,23 @@ import Foundation
 /// with a reason that goes to the dead-letter list.
 public enum JobParser {
     public static func parse(_ raw: String) throws(JobParseError) -> Job {
-        let text = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = trimmed(raw)
         guard !text.isEmpty else { throw .empty }
         guard text.hasPrefix("{") || text.hasPrefix("[") || text.hasPrefix("\"") else {
             return Job(raw: raw, url: try url(text))
         }
         return try parseJSON(text, raw: raw)
+    }
+
+    /// Leading and trailing ASCII whitespace removed (cheaper than Foundation's trimming,
+    /// and the common case, no whitespace, costs no copy).
+    static func trimmed(_ s: String) -> String {
+        let utf8 = s.utf8
+        let isSpace = { (b: UInt8) in b == 0x20 || (0x09...0x0D).contains(b) }
+        guard let first = utf8.first, let last = utf8.last, isSpace(first) || isSpace(last) else { return s }
+        guard let start = utf8.firstIndex(where: { !isSpace($0) }) else { return "" }
+        let end = utf8.lastIndex(where: { !isSpace($0) })!
+        return String(s[start...end])
     }
 
     private static func url(_ text: String) throws(JobParseError) -> NormalizedURL {

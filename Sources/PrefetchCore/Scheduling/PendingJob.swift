@@ -8,6 +8,8 @@ public struct PendingJob: Sendable {
     public let takenAt: Date
     /// The cache key (the job's `key`, else its URL filtered by the worker's key policy).
     public let key: String
+    /// Hex SHA-256 of `key`, computed once: it names the entry's files and its lease.
+    public let keyHash: String
     /// The cross-worker lease this job holds while it is fetched, if any.
     public var leaseKey: String?
     /// Set when the cached copy should be revalidated with a conditional request.
@@ -31,11 +33,12 @@ public struct PendingJob: Sendable {
         }
     }
 
-    public init(job: Job, queue: Job.Priority, takenAt: Date, key: String? = nil, leaseKey: String? = nil) {
+    public init(job: Job, queue: Job.Priority, takenAt: Date, key: String, keyHash: String, leaseKey: String? = nil) {
         self.job = job
         self.queue = queue
         self.takenAt = takenAt
-        self.key = key ?? job.cacheKey
+        self.key = key
+        self.keyHash = keyHash
         self.leaseKey = leaseKey
     }
 
