@@ -22,7 +22,7 @@ let package = Package(
         // Pure Swift: job model, keys, outcomes, classification. No servers, no C.
         .target(name: "PrefetchCore"),
         .target(name: "PrefetchCache", dependencies: ["PrefetchCore", "CCrypto"]),
-        .target(name: "PrefetchRedis", dependencies: ["PrefetchCore", "CHiredis"]),
+        .target(name: "PrefetchRedis", dependencies: ["PrefetchCore", "CHiredis", "CCrypto"]),
         .target(name: "PrefetchHTTP", dependencies: ["PrefetchCore", "PrefetchCache", "CCurl"]),
         .target(name: "PrefetchImage", dependencies: ["CPNG", "CJPEG", "CImageProbe"]),
         .target(

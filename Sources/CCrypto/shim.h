@@ -33,3 +33,9 @@ static inline int prefetch_sha256_finish(EVP_MD_CTX *ctx, unsigned char out[32])
 static inline void prefetch_sha256_abort(EVP_MD_CTX *ctx) {
     EVP_MD_CTX_free(ctx);
 }
+
+// SHA-1, only for naming Lua scripts the way Redis does (EVALSHA).
+static inline int prefetch_sha1(const void *data, size_t count, unsigned char out[20]) {
+    unsigned int size = 0;
+    return EVP_Digest(data, count, out, &size, EVP_sha1(), NULL);
+}

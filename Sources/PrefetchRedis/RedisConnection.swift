@@ -1,3 +1,4 @@
+import CCrypto
 import CHiredis
 #if canImport(Glibc)
 import Glibc
@@ -8,6 +9,9 @@ import Glibc
 public final class RedisConnection {
     private let context: UnsafeMutablePointer<redisContext>
     public let url: RedisURL
+    /// Scripts loaded on this connection, by body → SHA-1, so `EVAL` is sent as `EVALSHA`
+    /// (Redis then neither receives nor hashes the body on every call).
+    private var loadedScripts: [String: String] = [:]
 
     /// Connects, authenticates and selects the database.
     /// - Parameter timeout: applies to connecting and, afterwards, to every socket read and write.
@@ -48,20 +52,51 @@ public final class RedisConnection {
     /// Sends one command and waits for its reply. Error replies are returned, not thrown;
     /// use `.check()` to throw them.
     public func command(_ args: [String]) throws(RedisError) -> RedisReply {
+        let args = try cachedScripts(args)
         let raw = Self.withArgv(args) { argc, argv, lens in redisCommandArgv(context, argc, argv, lens) }
-        return try take(raw)
+        let reply = try take(raw)
+        if case .error(let message) = reply, message.hasPrefix("NOSCRIPT"), args.first == "EVALSHA" {
+            // Someone ran SCRIPT FLUSH: forget what we loaded and send the body again.
+            loadedScripts.removeAll()
+        }
+        return reply
     }
 
     /// Sends all commands in one write and reads all replies: one round trip.
     public func pipeline(_ commands: [[String]]) throws(RedisError) -> [RedisReply] {
-        for args in commands {
+        var rewritten: [[String]] = []
+        rewritten.reserveCapacity(commands.count)
+        for args in commands { rewritten.append(try cachedScripts(args)) }
+        for args in rewritten {
             let rc = Self.withArgv(args) { argc, argv, lens in redisAppendCommandArgv(context, argc, argv, lens) }
             if rc != REDIS_OK { throw .connection(Self.errorString(context)) }
         }
         var replies: [RedisReply] = []
         replies.reserveCapacity(commands.count)
         for _ in commands { replies.append(try readReply()) }
+        if replies.contains(where: { if case .error(let m) = $0 { return m.hasPrefix("NOSCRIPT") } else { return false } }) {
+            loadedScripts.removeAll()
+        }
         return replies
+    }
+
+    /// `EVAL body ...` becomes `EVALSHA sha ...`, loading the body once per connection.
+    private func cachedScripts(_ args: [String]) throws(RedisError) -> [String] {
+        guard args.count >= 2, args[0] == "EVAL" else { return args }
+        let body = args[1]
+        let sha: String
+        if let known = loadedScripts[body] {
+            sha = known
+        } else {
+            let loaded = Self.withArgv(["SCRIPT", "LOAD", body]) { argc, argv, lens in redisCommandArgv(context, argc, argv, lens) }
+            guard let name = try take(loaded).check().string else { throw .unexpectedReply("SCRIPT LOAD returned no SHA-1") }
+            loadedScripts[body] = name
+            sha = name
+        }
+        var out = args
+        out[0] = "EVALSHA"
+        out[1] = sha
+        return out
     }
 
     /// Reads the next reply without sending anything (pub/sub messages).

@@ -2,7 +2,9 @@ import Foundation
 import PrefetchCore
 import PrefetchRedis
 
-/// `prefetchd enqueue`: pushes URLs or JSON jobs onto the queue, pipelined in chunks.
+/// `prefetchd enqueue`: pushes URLs or JSON jobs onto the queues. Standard input is read
+/// in chunks and pushed as it goes (pipelined `LPUSH`es of 1,000 jobs), so memory stays
+/// flat however many URLs come in.
 enum EnqueueCommand {
     static let usage = """
         usage: prefetchd enqueue [--redis URL] [--prefix P] [--priority high|normal|low] [JOB ...]
@@ -25,33 +27,91 @@ enum EnqueueCommand {
         }
         let url = try RedisURL(parsing: o.string("redis", env: "PREFETCH_REDIS_URL", default: RedisURL.defaultString)!)
         let keys = RedisKeys(prefix: o.string("prefix", env: "PREFETCH_PREFIX", default: "prefetch")!)
-        var lines = o.positional
-        if lines.isEmpty || lines == ["-"] {
-            let input = FileHandle.standardInput.readDataToEndOfFile()
-            lines = String(decoding: input, as: UTF8.self).split(whereSeparator: \.isNewline).map(String.init)
+        let pusher = Pusher(connection: try RedisConnection(url: url), keys: keys, forced: forced)
+
+        if o.positional.isEmpty || o.positional == ["-"] {
+            try LineReader(fd: 0).forEachLine { line in try pusher.add(line) }
+        } else {
+            for job in o.positional { try pusher.add(job) }
         }
-        var jobs: [Job.Priority: [String]] = [:]
-        var invalid = 0
-        for (number, line) in lines.enumerated() {
-            let text = line.trimmingCharacters(in: .whitespaces)
-            if text.isEmpty { continue }
-            do {
-                let job = try JobParser.parse(text)
-                jobs[forced ?? job.priority ?? .normal, default: []].append(text)
-            } catch {
-                invalid += 1
-                FileHandle.standardError.write(Data("line \(number + 1): \(error): \(text.prefix(200))\n".utf8))
+        try pusher.flush()
+        for priority in Job.Priority.allCases.reversed() where pusher.pushed[priority, default: 0] > 0 {
+            print("enqueued \(pusher.pushed[priority]!) job(s) on \(keys.queue(priority))")
+        }
+        if pusher.invalid > 0 { print("skipped \(pusher.invalid) invalid job(s)") }
+        return pusher.invalid > 0 ? 1 : 0
+    }
+}
+
+/// Validates jobs and pushes them in pipelined batches, one list per priority.
+private final class Pusher {
+    let connection: RedisConnection
+    let keys: RedisKeys
+    let forced: Job.Priority?
+    private var pending: [Job.Priority: [String]] = [:]
+    private var pendingCount = 0
+    private(set) var pushed: [Job.Priority: Int] = [:]
+    private(set) var invalid = 0
+    private var lineNumber = 0
+
+    init(connection: RedisConnection, keys: RedisKeys, forced: Job.Priority?) {
+        self.connection = connection
+        self.keys = keys
+        self.forced = forced
+    }
+
+    func add(_ line: String) throws {
+        lineNumber += 1
+        let text = JobParser.trimmed(line)
+        if text.isEmpty { return }
+        do {
+            let job = try JobParser.parse(text)
+            pending[forced ?? job.priority ?? .normal, default: []].append(text)
+            pendingCount += 1
+        } catch {
+            invalid += 1
+            FileHandle.standardError.write(Data("line \(lineNumber): \(error): \(text.prefix(200))\n".utf8))
+        }
+        if pendingCount >= 10_000 { try flush() }
+    }
+
+    func flush() throws {
+        var commands: [[String]] = []
+        for (priority, jobs) in pending where !jobs.isEmpty {
+            commands += QueueCommands.enqueue(jobs, to: keys.queue(priority))
+            pushed[priority, default: 0] += jobs.count
+        }
+        pending.removeAll(keepingCapacity: true)
+        pendingCount = 0
+        guard !commands.isEmpty else { return }
+        for reply in try connection.pipeline(commands) { _ = try reply.check() }
+    }
+}
+
+/// Reads a file descriptor in 1 MiB chunks and yields its lines (LF or CRLF).
+private struct LineReader {
+    let fd: Int32
+
+    func forEachLine(_ body: (String) throws -> Void) throws {
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var carry: [UInt8] = []
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 { if errno == EINTR { continue } else { throw POSIXError(.EIO) } }
+            if n == 0 { break }
+            var start = 0
+            for i in 0..<n where buffer[i] == UInt8(ascii: "\n") {
+                if carry.isEmpty {
+                    try body(String(decoding: buffer[start..<i], as: UTF8.self))
+                } else {
+                    carry.append(contentsOf: buffer[start..<i])
+                    try body(String(decoding: carry, as: UTF8.self))
+                    carry.removeAll(keepingCapacity: true)
+                }
+                start = i + 1
             }
+            carry.append(contentsOf: buffer[start..<n])
         }
-        let connection = try RedisConnection(url: url)
-        for priority in Job.Priority.allCases.reversed() {
-            guard let list = jobs[priority], !list.isEmpty else { continue }
-            for reply in try connection.pipeline(QueueCommands.enqueue(list, to: keys.queue(priority))) {
-                _ = try reply.check()
-            }
-            print("enqueued \(list.count) job(s) on \(keys.queue(priority))")
-        }
-        if invalid > 0 { print("skipped \(invalid) invalid job(s)") }
-        return invalid > 0 ? 1 : 0
+        if !carry.isEmpty { try body(String(decoding: carry, as: UTF8.self)) }
     }
 }

@@ -39,9 +39,16 @@ esac
 "${wrap[@]}" "$bin" worker --redis "redis://127.0.0.1:$rport" --prefix p \
   --cache-dir "$cache" --concurrency 64 --per-host 64 --log-level warning "$@" 2>"$STATE/perf.log" &
 pid=$!
+redis_cpu() { redis-cli -p "$rport" INFO cpu | awk -F: '/used_cpu_(sys|user):/ {s+=$2} END {print s}'; }
+redis_before=$(redis_cpu)
+machine_cpu() { awk '/^cpu / {print $2+$3+$4+$6+$7+$8, $5}' /proc/stat; }
+read -r busy_before idle_before <<<"$(machine_cpu)"
 start=$(date +%s.%N)
 until [ "$(redis-cli -p "$rport" XLEN p:events:log)" -ge "$total" ]; do sleep 0.01; done
 end=$(date +%s.%N)
+read -r busy_after idle_after <<<"$(machine_cpu)"
+echo "machine busy during the run: $(python3 -c "b=$busy_after-$busy_before; i=$idle_after-$idle_before; print(round(100*b/(b+i)))") % of all cores"
+echo "redis-server CPU during the run: $(python3 -c "print(round($(redis_cpu)-$redis_before,2))") s"
 pkill -TERM -f "^$bin worker --redis redis://127.0.0.1:$rport" || true; wait $pid || true
 echo "profile: $total jobs in $(python3 -c "print(round($end-$start,2))") s ($(python3 -c "print(round($total/($end-$start)))") jobs/s, includes start-up and profiler overhead)"
 case $PROFILER in

@@ -17,7 +17,7 @@ public enum JobParser {
 
     /// Leading and trailing ASCII whitespace removed (cheaper than Foundation's trimming,
     /// and the common case, no whitespace, costs no copy).
-    static func trimmed(_ s: String) -> String {
+    public static func trimmed(_ s: String) -> String {
         let utf8 = s.utf8
         let isSpace = { (b: UInt8) in b == 0x20 || (0x09...0x0D).contains(b) }
         guard let first = utf8.first, let last = utf8.last, isSpace(first) || isSpace(last) else { return s }
