@@ -21,4 +21,7 @@ public protocol DownloaderDelegate: AnyObject, Sendable {
     /// A transfer ended. `jobs` holds every job that shared it, the one that started it
     /// first. `destination` is closed; it is `nil` when it could not be opened.
     func transferFinished(key: String, destination: TransferDestination?, response: TransferResponse, jobs: [PendingJob])
+    /// Jobs whose `expires_at` passed while they waited or shared a running transfer;
+    /// they are out of the scheduler, and any transfer goes on for the others.
+    func jobsExpired(_ jobs: [PendingJob])
 }

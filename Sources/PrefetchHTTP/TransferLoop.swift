@@ -19,6 +19,9 @@ final class TransferLoop {
     private var active: [UnsafeMutableRawPointer: Transfer] = [:]
     private var idle: [UnsafeMutableRawPointer] = []
     private let clockStart = Date()
+    /// Jobs with an `expires_at` in the scheduler; expiry is only checked while there are some.
+    private var expiring = 0
+    private var lastExpiryCheck = 0.0
 
     init(downloader: Downloader) {
         self.downloader = downloader
@@ -35,9 +38,11 @@ final class TransferLoop {
         while true {
             let (jobs, stopping) = downloader.takeInbox()
             for job in jobs {
+                if job.job.expiresAt != nil { expiring += 1 }
                 _ = scheduler.add(key: job.key, host: job.job.hostKey, priority: job.priority, payload: job)
             }
             if stopping { break }
+            removeExpired()
             let rateDelay = startReady()
 
             var running: Int32 = 0
@@ -45,10 +50,30 @@ final class TransferLoop {
             // Stall trap: when every transfer just ended, poll would have no socket to wait
             // on and sleep its whole timeout. Go round again to refill the free slots first.
             if drainCompleted() > 0 { continue }
-            let timeout = rateDelay > 0 ? max(1, Int32(rateDelay * 1000)) : 1000
+            var timeout = rateDelay > 0 ? max(1, Int32(rateDelay * 1000)) : 1000
+            if expiring > 0 { timeout = min(timeout, 100) }
             _ = curl_multi_poll(multi, nil, 0, timeout, nil)
         }
         stop()
+    }
+
+    /// Ends a task in the scheduler; returns the jobs that shared it.
+    private func finishTask(_ key: String) -> [PendingJob] {
+        let jobs = scheduler.finish(key: key)
+        expiring -= jobs.filter { $0.job.expiresAt != nil }.count
+        return jobs
+    }
+
+    /// At most every 50 ms, and only while some job has an `expires_at`.
+    private func removeExpired() {
+        guard expiring > 0 else { return }
+        let now = Date().timeIntervalSince1970
+        guard now - lastExpiryCheck >= 0.05 else { return }
+        lastExpiryCheck = now
+        let expired = scheduler.removeExpired { $0.job.isExpired(at: now) }
+        guard !expired.isEmpty else { return }
+        expiring -= expired.count
+        downloader.delegate.jobsExpired(expired)
     }
 
     /// Starts waiting tasks while slots, host caps and the rate limit allow. Returns the
@@ -71,8 +96,7 @@ final class TransferLoop {
             destination = try downloader.delegate.destination(for: task.payloads[0])
         } catch {
             let response = TransferResponse(error: TransferError(reason: .writeFailed(errno: EIO), message: "cannot open cache file: \(error)"))
-            let jobs = scheduler.finish(key: task.key)
-            downloader.delegate.transferFinished(key: task.key, destination: nil, response: response, jobs: jobs)
+            downloader.delegate.transferFinished(key: task.key, destination: nil, response: response, jobs: finishTask(task.key))
             return
         }
         let transfer = Transfer(key: task.key, destination: destination, maxBodyBytes: configuration.maxBodyBytes)
@@ -131,7 +155,7 @@ final class TransferLoop {
 
     private func finish(_ transfer: Transfer, response: TransferResponse) {
         transfer.releaseResources()
-        let jobs = scheduler.finish(key: transfer.key)
+        let jobs = finishTask(transfer.key)
         downloader.delegate.transferFinished(key: transfer.key, destination: transfer.destination, response: response, jobs: jobs)
     }
 }

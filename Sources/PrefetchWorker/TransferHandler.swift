@@ -48,6 +48,10 @@ final class TransferHandler: DownloaderDelegate {
         }
     }
 
+    func jobsExpired(_ jobs: [PendingJob]) {
+        writer.submit(contentsOf: jobs.map { Outcome($0, .expired) })
+    }
+
     /// One result for the transfer, turned into one outcome per job that shared it.
     private func distribute(_ result: Outcome.Result, to jobs: [PendingJob]) {
         var outcomes: [Outcome] = []

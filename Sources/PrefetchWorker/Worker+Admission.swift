@@ -25,6 +25,8 @@ extension Worker {
             var pending = PendingJob(job: job, queue: taken.queue, takenAt: takenAt, key: key, keyHash: SHA256.hex(key))
             if stopping.load(ordering: .relaxed) {
                 writer.submit(Outcome(pending, .returnToQueue))
+            } else if job.isExpired(at: takenAt.timeIntervalSince1970) {
+                writer.submit(Outcome(pending, .expired))
             } else if !serveFromCache(&pending) {
                 candidates.append(pending)
             }

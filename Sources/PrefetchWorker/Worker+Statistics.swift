@@ -13,10 +13,11 @@ extension Worker {
         public var deferred = 0
         public var deadLettered = 0
         public var returned = 0
+        public var expired = 0
 
         public var description: String {
             "downloaded \(downloaded), from cache \(fromCache), coalesced \(coalesced), failed \(failed), "
-                + "retrying \(retried), skipped \(skipped), deferred \(deferred), dead-lettered \(deadLettered), returned \(returned)"
+                + "retrying \(retried), skipped \(skipped), deferred \(deferred), expired \(expired), dead-lettered \(deadLettered), returned \(returned)"
         }
 
         mutating func count(_ outcome: Outcome) {
@@ -33,6 +34,7 @@ extension Worker {
             case .deferred: deferred += 1
             case .deadLettered: deadLettered += 1
             case .returnToQueue: returned += 1
+            case .expired: expired += 1
             case .started: break
             }
         }

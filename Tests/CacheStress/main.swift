@@ -4,7 +4,11 @@
 //   cache-stress write ROOT KEYS SECONDS   overwrite keys k0..k(KEYS-1) with random bodies
 //   cache-stress read ROOT KEYS SECONDS    read them in a loop; every body must match the
 //                                          size and SHA-256 of the metadata it came with
-// Prints "<mode> <operations> <mismatches>" and exits 1 if any read mismatched.
+//   cache-stress fill ROOT COUNT BYTES     store COUNT new entries of BYTES each, as the
+//                                          worker does (temp file, SHA-256, commit); for
+//                                          scripts/bench-cache.sh
+// Prints "<mode> <operations> <mismatches>" (fill: "fill <count> <entries/s>") and exits 1
+// if any read mismatched.
 import Foundation
 import PrefetchCache
 
@@ -19,6 +23,22 @@ var operations = 0
 var mismatches = 0
 
 switch args[1] {
+case "fill":
+    let cache = try DiskCache(root: root)
+    let size = Int(seconds)
+    var body = [UInt8](repeating: 0, count: size)
+    let started = Date()
+    for i in 0..<keys {
+        body[i % size] &+= 1 // every body differs
+        let key = "fill:\(i)"
+        let temp = try cache.createTemporaryFile(forKey: key)
+        _ = body.withUnsafeBytes { write(temp.fd, $0.baseAddress, $0.count) }
+        close(temp.fd)
+        try cache.commit(temporaryPath: temp.path, key: key, metadata: CacheMetadata(
+            url: key, key: key, size: size, sha256: body.withUnsafeBytes { SHA256.hex($0) }, storedAt: Date().timeIntervalSince1970))
+    }
+    print("fill \(keys) \(Int(Double(keys) / -started.timeIntervalSinceNow))")
+    exit(0)
 case "write":
     let cache = try DiskCache(root: root)
     while Date() < deadline {

@@ -124,3 +124,23 @@ import Testing
         #expect(granted == 1000)
     }
 }
+
+@Suite struct SchedulerExpiryTests {
+    @Test func expiredJobsLeaveWaitingAndRunningTasksAlike() {
+        var s = Scheduler<String>(configuration: .init(maxRunning: 1))
+        _ = s.add(key: "run", host: "h", priority: .normal, payload: "run-keep")
+        _ = s.add(key: "run", host: "h", priority: .normal, payload: "run-old")
+        #expect(s.startNext()?.key == "run")
+        _ = s.add(key: "wait", host: "h", priority: .normal, payload: "wait-old")
+        _ = s.add(key: "both", host: "h", priority: .normal, payload: "both-old")
+        _ = s.add(key: "both", host: "h", priority: .normal, payload: "both-keep")
+        let removed = s.removeExpired { $0.hasSuffix("-old") }
+        #expect(Set(removed) == ["run-old", "wait-old", "both-old"])
+        // The running transfer goes on for the job still sharing it.
+        #expect(s.runningCount == 1)
+        #expect(s.finish(key: "run") == ["run-keep"])
+        // A waiting task with no job left is gone; the other keeps its remaining job.
+        #expect(s.waitingCount == 1)
+        #expect(s.startNext()?.payloads == ["both-keep"])
+    }
+}

@@ -109,3 +109,34 @@ import Testing
         #expect(events.first?["event"] as? String == "completed")
     }
 }
+
+@Suite struct JobExpiryTests {
+    @Test func anExpiredJobDoesNotCancelTheTransferOthersShare() throws {
+        let h = try WorkerHarness("expiry")
+        defer { h.stop() }
+        let path = "/delay?ms=1500&k=\(h.keys.prefix)"
+        let url = h.env.origin + path
+        let soon = Date().timeIntervalSince1970 + 0.5
+        try h.push(#"{"url":"\#(url)","id":"patient"}"#, #"{"url":"\#(url)","id":"hurried","expires_at":\#(soon)}"#)
+        h.start()
+        let events = try h.waitForEvents(2)
+        let byID = Dictionary(uniqueKeysWithValues: events.compactMap { e in (e["id"] as? String).map { ($0, e) } })
+        #expect(byID["hurried"]?["event"] as? String == "expired")
+        #expect(byID["patient"]?["event"] as? String == "completed")
+        #expect(byID["patient"]?["source"] as? String == "network")
+        #expect(events.first?["id"] as? String == "hurried") // expired while the transfer ran
+        #expect(try OriginStats.fetch(h.env.origin).count(path) == 1)
+    }
+
+    @Test func aJobAlreadyExpiredIsNotFetched() throws {
+        let h = try WorkerHarness("expired")
+        defer { h.stop() }
+        let path = "/delay?ms=10&k=\(h.keys.prefix)"
+        try h.push(#"{"url":"\#(h.env.origin + path)","expires_at":1000}"#)
+        h.start()
+        let e = try h.waitForEvents(1)[0]
+        #expect(e["event"] as? String == "expired")
+        #expect(try OriginStats.fetch(h.env.origin).count(path) == 0)
+        #expect(try h.redis.int("SCARD", h.keys.failed) == 0)
+    }
+}

@@ -29,12 +29,15 @@ public struct Job: Sendable, Equatable {
     public let expectImage: Bool?
     /// Longest sides of thumbnails to prepare, e.g. `[256, 1024]`; `nil` = the worker's.
     public let thumbnails: [Int]?
+    /// Unix time after which the job is no longer wanted (`"expires_at"`). An expired job
+    /// gets an `expired` outcome; a transfer other jobs share goes on for them.
+    public let expiresAt: Double?
 
     public init(
         raw: String, url: NormalizedURL, id: String? = nil, customKey: String? = nil,
         priority: Priority? = nil, headers: [String: String] = [:], credentials: Credentials? = nil,
         retryFailed: Bool = false, refresh: Bool = false, attempt: Int = 1, recovered: Int = 0,
-        verification: String? = nil, expectImage: Bool? = nil, thumbnails: [Int]? = nil
+        verification: String? = nil, expectImage: Bool? = nil, thumbnails: [Int]? = nil, expiresAt: Double? = nil
     ) {
         self.raw = raw
         self.url = url
@@ -50,6 +53,11 @@ public struct Job: Sendable, Equatable {
         self.verification = verification
         self.expectImage = expectImage
         self.thumbnails = thumbnails
+        self.expiresAt = expiresAt
+    }
+
+    public func isExpired(at now: Double) -> Bool {
+        expiresAt.map { now >= $0 } ?? false
     }
 
     public static let verificationLevels: Set<String> = ["none", "header", "structure", "full"]

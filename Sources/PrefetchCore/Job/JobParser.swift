@@ -65,8 +65,17 @@ public enum JobParser {
             recovered: try count(object, "recovered", minimum: 0) ?? 0,
             verification: try verification(object),
             expectImage: object["expect_image"] == nil || object["expect_image"] is NSNull ? nil : try optionalBool(object, "expect_image"),
-            thumbnails: try thumbnails(object)
+            thumbnails: try thumbnails(object),
+            expiresAt: try expiry(object)
         )
+    }
+
+    private static func expiry(_ object: [String: Any]) throws(JobParseError) -> Double? {
+        guard let value = object["expires_at"], !(value is NSNull) else { return nil }
+        guard let n = value as? NSNumber, !isBoolean(n), n.doubleValue.isFinite, n.doubleValue > 0 else {
+            throw .wrongType(field: "expires_at", expected: "a Unix time in seconds")
+        }
+        return n.doubleValue
     }
 
     private static func verification(_ object: [String: Any]) throws(JobParseError) -> String? {

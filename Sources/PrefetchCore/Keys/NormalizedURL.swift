@@ -31,64 +31,84 @@ public struct NormalizedURL: Sendable, Hashable, CustomStringConvertible {
 
     public static let allowedSchemes: Set<String> = ["http", "https"]
 
+    /// Parses on UTF-8 bytes (no grapheme breaking): this runs for every job taken and
+    /// every URL enqueued.
     public init(parsing text: String) throws(URLError) {
-        let utf8 = Array(text.utf8)
-        guard !utf8.isEmpty else { throw .empty }
-        for byte in utf8 where byte <= 0x20 || byte == 0x7F {
-            throw .invalidCharacter
+        var text = text
+        let parsed: Result<NormalizedURL, URLError> = text.withUTF8 { Self.parse($0) }
+        self = try parsed.get()
+    }
+
+    private init(scheme: String, host: String, port: Int?, pathAndQuery: String, userInfo: String?) {
+        self.scheme = scheme
+        self.host = host
+        self.port = port
+        self.pathAndQuery = pathAndQuery
+        self.userInfo = userInfo
+    }
+
+    private static func parse(_ b: UnsafeBufferPointer<UInt8>) -> Result<NormalizedURL, URLError> {
+        guard !b.isEmpty else { return .failure(.empty) }
+        for byte in b where byte <= 0x20 || byte == 0x7F {
+            return .failure(.invalidCharacter)
         }
-        guard let sep = text.range(of: "://") else { throw .notAURL }
-        let rawScheme = text[..<sep.lowerBound]
-        guard let first = rawScheme.first, first.isLetter,
-              rawScheme.allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) })
-        else { throw .notAURL }
-        let scheme = rawScheme.lowercased()
-        guard Self.allowedSchemes.contains(scheme) else { throw .schemeNotAllowed(scheme) }
+        // scheme "://"
+        guard let colon = b.firstIndex(of: UInt8(ascii: ":")), colon + 2 < b.count + 0,
+              b[colon + 1] == UInt8(ascii: "/"), b[colon + 2] == UInt8(ascii: "/") else { return .failure(.notAURL) }
+        let rawScheme = b[0..<colon]
+        guard let first = rawScheme.first, isAlpha(first),
+              rawScheme.allSatisfy({ isAlpha($0) || isDigit($0) || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") })
+        else { return .failure(.notAURL) }
+        let scheme = String(decoding: rawScheme.map(lower), as: UTF8.self)
+        guard allowedSchemes.contains(scheme) else { return .failure(.schemeNotAllowed(scheme)) }
 
-        var rest = text[sep.upperBound...]
-        if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
-        let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
-        var authority = rest[..<authorityEnd]
-        var pathAndQuery = String(rest[authorityEnd...])
-        if pathAndQuery.isEmpty || pathAndQuery.first == "?" { pathAndQuery = "/" + pathAndQuery }
+        var end = b.count
+        if let hash = b[(colon + 3)...].firstIndex(of: UInt8(ascii: "#")) { end = hash }
+        let restStart = colon + 3
+        let authorityEnd = b[restStart..<end].firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") }) ?? end
+        var pathAndQuery = String(decoding: b[authorityEnd..<end], as: UTF8.self)
+        if pathAndQuery.isEmpty || pathAndQuery.utf8.first == UInt8(ascii: "?") { pathAndQuery = "/" + pathAndQuery }
 
+        var hostStart = restStart
         var userInfo: String?
-        if let at = authority.lastIndex(of: "@") {
-            userInfo = String(authority[..<at])
-            authority = authority[authority.index(after: at)...]
+        if let at = b[restStart..<authorityEnd].lastIndex(of: UInt8(ascii: "@")) {
+            userInfo = String(decoding: b[restStart..<at], as: UTF8.self)
+            hostStart = at + 1
         }
-
-        var hostPart = authority
-        var portText: Substring?
-        if authority.first == "[" {
-            guard let close = authority.firstIndex(of: "]") else { throw .invalidHost }
-            hostPart = authority[...close]
-            let after = authority[authority.index(after: close)...]
-            if !after.isEmpty {
-                guard after.first == ":" else { throw .invalidHost }
-                portText = after.dropFirst()
+        var hostEnd = authorityEnd
+        var portRange: Range<Int>?
+        if hostStart < authorityEnd, b[hostStart] == UInt8(ascii: "[") {
+            guard let close = b[hostStart..<authorityEnd].firstIndex(of: UInt8(ascii: "]")) else { return .failure(.invalidHost) }
+            hostEnd = close + 1
+            if hostEnd < authorityEnd {
+                guard b[hostEnd] == UInt8(ascii: ":") else { return .failure(.invalidHost) }
+                portRange = (hostEnd + 1)..<authorityEnd
             }
-        } else if let colon = authority.lastIndex(of: ":") {
-            hostPart = authority[..<colon]
-            portText = authority[authority.index(after: colon)...]
+        } else if let c = b[hostStart..<authorityEnd].lastIndex(of: UInt8(ascii: ":")) {
+            hostEnd = c
+            portRange = (c + 1)..<authorityEnd
         }
-        guard !hostPart.isEmpty else { throw .missingHost }
+        guard hostStart < hostEnd else { return .failure(.missingHost) }
 
         var port: Int?
-        if let portText, !portText.isEmpty {
-            guard portText.allSatisfy(\.isASCII), let value = Int(portText), (1...65535).contains(value) else {
-                throw .invalidPort(String(portText))
+        if let r = portRange, !r.isEmpty {
+            let digits = b[r]
+            let text = String(decoding: digits, as: UTF8.self)
+            guard digits.count <= 5, digits.allSatisfy(isDigit), let value = Int(text), (1...65535).contains(value) else {
+                return .failure(.invalidPort(text))
             }
             port = value
         }
-        if port == Self.defaultPort(for: scheme) { port = nil }
-
-        self.scheme = scheme
-        self.host = hostPart.lowercased()
-        self.port = port
-        self.pathAndQuery = pathAndQuery
-        self.userInfo = (userInfo?.isEmpty ?? true) ? nil : userInfo
+        if port == defaultPort(for: scheme) { port = nil }
+        let host = String(decoding: b[hostStart..<hostEnd].map(lower), as: UTF8.self)
+        return .success(NormalizedURL(scheme: scheme, host: host, port: port, pathAndQuery: pathAndQuery,
+                                      userInfo: (userInfo?.isEmpty ?? true) ? nil : userInfo))
     }
+
+    @inline(__always) private static func isAlpha(_ c: UInt8) -> Bool { (c | 0x20) >= UInt8(ascii: "a") && (c | 0x20) <= UInt8(ascii: "z") }
+    @inline(__always) private static func isDigit(_ c: UInt8) -> Bool { c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") }
+    /// ASCII lower case; other bytes (UTF-8 in a host) are kept as they are.
+    @inline(__always) private static func lower(_ c: UInt8) -> UInt8 { c >= UInt8(ascii: "A") && c <= UInt8(ascii: "Z") ? c | 0x20 : c }
 
     static func defaultPort(for scheme: String) -> Int? {
         switch scheme {

@@ -11,6 +11,7 @@ public enum Event {
         case .retrying: w.field("event", "retrying")
         case .skipped: w.field("event", "skipped")
         case .deferred: w.field("event", "deferred")
+        case .expired: w.field("event", "expired")
         }
         if let job = outcome.job {
             w.field("url", job.url.string)
@@ -64,6 +65,8 @@ public enum Event {
             w.field("job", outcome.rawJob)
         case .returnToQueue, .started:
             w.field("queue", outcome.queue.name)
+        case .expired:
+            w.field("expires_at", outcome.job?.expiresAt)
         }
         w.field("duration_ms", Int((outcome.durationSeconds * 1000).rounded()))
         w.field("worker", worker)

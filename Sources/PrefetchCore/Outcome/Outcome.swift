@@ -70,6 +70,8 @@ public struct Outcome: Sendable {
         /// Another worker is fetching the same key; the job comes back after `delay`
         /// seconds and is then served from the cache. No event.
         case deferred(delay: Double)
+        /// The job's `expires_at` passed before it completed. Not a failure of the URL.
+        case expired
 
         /// Whether this ends the job (everything except `.started`).
         public var isTerminal: Bool {

@@ -96,6 +96,30 @@ public struct Scheduler<Payload> {
         return task.payloads
     }
 
+    /// Takes out the jobs for which `isExpired` holds, from waiting and running tasks alike.
+    /// A waiting task left with no job is dropped; a running task keeps running for the
+    /// jobs still sharing it (and, if none is left, to fill the cache): one job's expiry
+    /// never cancels a transfer others joined.
+    public mutating func removeExpired(_ isExpired: (Payload) -> Bool) -> [Payload] {
+        var removed: [Payload] = []
+        for key in Array(waiting.keys) {
+            var task = waiting[key]!
+            let before = task.payloads.count
+            removed += task.payloads.filter(isExpired)
+            task.payloads.removeAll(where: isExpired)
+            if task.payloads.isEmpty {
+                waiting[key] = nil
+            } else if task.payloads.count != before {
+                waiting[key] = task
+            }
+        }
+        for key in Array(running.keys) {
+            removed += running[key]!.payloads.filter(isExpired)
+            running[key]!.payloads.removeAll(where: isExpired)
+        }
+        return removed
+    }
+
     /// Empties the backlog (not running tasks), for shutdown; returns the jobs it held.
     public mutating func removeAllWaiting() -> [Payload] {
         let all = waiting.values.sorted { $0.sequence < $1.sequence }.flatMap(\.payloads)

@@ -66,7 +66,7 @@ public struct OutcomeCommands: Sendable {
             if let job = outcome.job, job.retryFailed {
                 commands += clearFailed(job.url.string)
             }
-        case .skipped:
+        case .skipped, .expired:
             commands += publish(outcome, time: time)
         }
         if let lease = outcome.leaseKey {
