@@ -34,7 +34,7 @@ PROFILER=${PROFILER:-perf}
 case $PROFILER in
   perf) wrap=(perf record -F 2000 -g -o "$STATE/perf.data" --) ;;
   strace) wrap=(strace -f -c -o "$STATE/strace.txt") ;;
-  *) wrap=(/usr/bin/time -f "worker: %U s user, %S s system, %M KB peak RSS" -o "$STATE/time.txt") ;;
+  *) wrap=(/usr/bin/time -f "worker: %U s user, %S s system, %M KB peak RSS, %w voluntary and %c involuntary context switches" -o "$STATE/time.txt") ;;
 esac
 "${wrap[@]}" "$bin" worker --redis "redis://127.0.0.1:$rport" --prefix p \
   --cache-dir "$cache" --concurrency 64 --per-host 64 --log-level warning "$@" 2>"$STATE/perf.log" &
@@ -49,7 +49,9 @@ end=$(date +%s.%N)
 read -r busy_after idle_after <<<"$(machine_cpu)"
 echo "machine busy during the run: $(python3 -c "b=$busy_after-$busy_before; i=$idle_after-$idle_before; print(round(100*b/(b+i)))") % of all cores"
 echo "redis-server CPU during the run: $(python3 -c "print(round($(redis_cpu)-$redis_before,2))") s"
-pkill -TERM -f "^$bin worker --redis redis://127.0.0.1:$rport" || true; wait $pid || true
+pkill -TERM -f "^$bin worker --redis redis://127.0.0.1:$rport" || true
+while pgrep -f "^$bin worker --redis redis://127.0.0.1:$rport" >/dev/null; do sleep 0.05; done
+wait $pid || true
 echo "profile: $total jobs in $(python3 -c "print(round($end-$start,2))") s ($(python3 -c "print(round($total/($end-$start)))") jobs/s, includes start-up and profiler overhead)"
 case $PROFILER in
   perf) ;;
