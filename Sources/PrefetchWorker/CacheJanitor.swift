@@ -20,24 +20,19 @@ final class CacheJanitor: Sendable {
 
     private let settings: Settings
     private let writtenSinceSweep = Atomic<Int>(0)
-    private let stopping = Atomic<Bool>(false)
+    private let thread = DedicatedThread(name: "prefetchd-janitor")
     private let wake = DispatchSemaphore(value: 0)
-    private let finished = DispatchSemaphore(value: 0)
 
     init(settings: Settings) {
         self.settings = settings
     }
 
     func start() {
-        let thread = Thread { [self] in run() }
-        thread.name = "prefetchd-janitor"
-        thread.start()
+        thread.start { [self] in run() }
     }
 
     func stop() {
-        stopping.store(true, ordering: .relaxed)
-        wake.signal()
-        finished.wait()
+        thread.stop { wake.signal() }
     }
 
     /// Called as bodies are stored; wakes the sweep early when writes approach the limit.
@@ -49,11 +44,11 @@ final class CacheJanitor: Sendable {
 
     private func run() {
         let s = settings
-        let redis = ReconnectingRedis(url: s.url, role: "janitor", shouldStop: { [self] in stopping.load(ordering: .relaxed) })
+        let redis = ReconnectingRedis(url: s.url, role: "janitor", shouldStop: { [thread] in thread.isStopping })
         let sweeper = CacheSweeper(root: s.root, limits: s.limits)
-        while !stopping.load(ordering: .relaxed) {
+        while !thread.isStopping {
             _ = wake.wait(timeout: .now() + s.interval)
-            if stopping.load(ordering: .relaxed) { break }
+            if thread.isStopping { break }
             let leaseMs = String(Int(max(s.interval / 4, 1) * 1000))
             let acquired = (try? redis.run { conn throws(RedisError) in
                 try conn.command(["SET", s.keys.sweepLease, s.worker, "NX", "PX", leaseMs]).check()
@@ -66,6 +61,5 @@ final class CacheJanitor: Sendable {
             let line = "cache sweep in \(String(format: "%.2f", -started.timeIntervalSinceNow)) s: \(report)"
             if level == .info { Log.info(line) } else { Log.debug(line) }
         }
-        finished.signal()
     }
 }

@@ -20,9 +20,8 @@ final class Housekeeper: Sendable {
 
     private let settings: Settings
     private let held: HeldJobs
-    private let stopping = Atomic<Bool>(false)
+    private let thread = DedicatedThread(name: "prefetchd-housekeeper")
     private let registered = DispatchSemaphore(value: 0)
-    private let finished = DispatchSemaphore(value: 0)
 
     init(settings: Settings, held: HeldJobs) {
         self.settings = settings
@@ -30,9 +29,7 @@ final class Housekeeper: Sendable {
     }
 
     func start() {
-        let thread = Thread { [self] in run() }
-        thread.name = "prefetchd-housekeeper"
-        thread.start()
+        thread.start { [self] in run() }
     }
 
     /// Blocks until the worker's first heartbeat is in Redis (so it is recoverable
@@ -44,8 +41,7 @@ final class Housekeeper: Sendable {
 
     /// Stops the thread and deregisters the worker (call once its lists are empty).
     func stop() {
-        stopping.store(true, ordering: .relaxed)
-        finished.wait()
+        thread.stop()
     }
 
     private func run() {
@@ -58,7 +54,7 @@ final class Housekeeper: Sendable {
             return true
         }
         var first = true
-        while !stopping.load(ordering: .relaxed) {
+        while !thread.isStopping {
             let now = Date().timeIntervalSince1970
             do {
                 try redis.run { conn throws(RedisError) in
@@ -91,6 +87,5 @@ final class Housekeeper: Sendable {
         }
         _ = try? redis.run { conn throws(RedisError) in try conn.pipeline(MaintenanceCommands.deregister(keys: s.keys, worker: s.worker)) }
         if first { registered.signal() }
-        finished.signal()
     }
 }

@@ -22,8 +22,7 @@ final class JobIntake: Sendable {
     private let settings: Settings
     private let gate: InFlightGate
     private let held: HeldJobs
-    private let stopping = Atomic<Bool>(false)
-    private let finished = DispatchSemaphore(value: 0)
+    private let thread = DedicatedThread(name: "prefetchd-intake")
     private let beforeFirstTake: @Sendable () -> Void
     private let handle: Handler
 
@@ -37,18 +36,15 @@ final class JobIntake: Sendable {
     }
 
     func start() {
-        let thread = Thread { [self] in run() }
-        thread.name = "prefetchd-intake"
-        thread.start()
+        thread.start { [self] in run() }
     }
 
     /// Stops taking jobs; returns once the thread has handled its last batch.
     func stop() {
-        stopping.store(true, ordering: .relaxed)
-        finished.wait()
+        thread.stop()
     }
 
-    private var isStopping: Bool { stopping.load(ordering: .relaxed) }
+    private var isStopping: Bool { thread.isStopping }
 
     private func run() {
         beforeFirstTake()
@@ -85,7 +81,6 @@ final class JobIntake: Sendable {
             for job in jobs { held.add(job.raw, queue: job.queue) }
             handle(jobs, redis)
         }
-        finished.signal()
     }
 
     /// Highest non-empty list first, in one round trip; when all are empty, block briefly.
