@@ -77,12 +77,16 @@ start_nginx() {
   for spec in "$@"; do
     locations+="    location /${spec%%=*}/ { alias ${spec#*=}/; }"$'\n'
   done
+  local nofile
+  nofile=$(ulimit -Hn)
+  [ "$nofile" = unlimited ] && nofile=65536
+  [ "$nofile" -gt 65536 ] && nofile=65536
   cat >"$state/nginx.conf" <<EOF
 $user_line
 worker_processes $workers;
-# The open-file cache below holds a descriptor per file: lift the default limit of 1024,
-# or nginx answers 500 once the corpus is larger (seen as curl exit 22 in a disk run).
-worker_rlimit_nofile 65536;
+# The open-file cache holds a descriptor per file and nginx answers 500 once it runs out
+# (seen as curl exit 22 in disk runs): size it well inside the descriptor limit we have.
+worker_rlimit_nofile $nofile;
 pid $state/nginx.pid;
 error_log $state/nginx-error.log warn;
 events { worker_connections 8192; multi_accept on; }
@@ -93,7 +97,7 @@ http {
     tcp_nodelay on;
     keepalive_timeout 300s;
     keepalive_requests 10000000;
-    open_file_cache max=20000 inactive=300s;
+    open_file_cache max=$(( nofile / 4 )) inactive=300s;
     open_file_cache_valid 600s;
     types { image/jpeg jpg; image/png png; application/octet-stream bin; }
     default_type application/octet-stream;
