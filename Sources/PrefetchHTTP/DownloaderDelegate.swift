@@ -18,9 +18,10 @@ public protocol DownloaderDelegate: AnyObject, Sendable {
     func destination(for job: PendingJob) throws -> TransferDestination
     /// A transfer started for `jobs` (so far; more may join).
     func transferStarted(key: String, jobs: [PendingJob])
-    /// A transfer ended. `jobs` holds every job that shared it, the one that started it
-    /// first. `destination` is closed; it is `nil` when it could not be opened.
-    func transferFinished(key: String, destination: TransferDestination?, response: TransferResponse, jobs: [PendingJob])
+    /// A transfer ended. `leader` is the job that started it (its URL, headers and
+    /// validators were used); `jobs` holds every job still sharing it, which may be none if
+    /// they all expired. `destination` is closed; it is `nil` when it could not be opened.
+    func transferFinished(key: String, leader: PendingJob, destination: TransferDestination?, response: TransferResponse, jobs: [PendingJob])
     /// Jobs whose `expires_at` passed while they waited or shared a running transfer;
     /// they are out of the scheduler, and any transfer goes on for the others.
     func jobsExpired(_ jobs: [PendingJob])

@@ -1,5 +1,6 @@
 import CCurl
 import PrefetchCache
+import PrefetchCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -8,6 +9,9 @@ import Glibc
 /// curl's callbacks reach it through an unmanaged pointer.
 final class Transfer {
     let key: String
+    /// The job whose request this is; kept even if every job sharing the transfer expires,
+    /// so the body can still be stored.
+    let leader: PendingJob
     let destination: TransferDestination
     let maxBodyBytes: Int
     var easy: UnsafeMutableRawPointer?
@@ -23,8 +27,9 @@ final class Transfer {
     let digest = SHA256Stream()
     private var closed = false
 
-    init(key: String, destination: TransferDestination, maxBodyBytes: Int) {
+    init(key: String, leader: PendingJob, destination: TransferDestination, maxBodyBytes: Int) {
         self.key = key
+        self.leader = leader
         self.destination = destination
         self.maxBodyBytes = maxBodyBytes
     }

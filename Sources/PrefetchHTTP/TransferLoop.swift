@@ -96,10 +96,11 @@ final class TransferLoop {
             destination = try downloader.delegate.destination(for: task.payloads[0])
         } catch {
             let response = TransferResponse(error: TransferError(reason: .writeFailed(errno: EIO), message: "cannot open cache file: \(error)"))
-            downloader.delegate.transferFinished(key: task.key, destination: nil, response: response, jobs: finishTask(task.key))
+            downloader.delegate.transferFinished(key: task.key, leader: task.payloads[0], destination: nil, response: response,
+                                                 jobs: finishTask(task.key))
             return
         }
-        let transfer = Transfer(key: task.key, destination: destination, maxBodyBytes: configuration.maxBodyBytes)
+        let transfer = Transfer(key: task.key, leader: task.payloads[0], destination: destination, maxBodyBytes: configuration.maxBodyBytes)
         guard let easy = idle.popLast().map({ curl_easy_reset($0); return $0 }) ?? curl_easy_init() else {
             finish(transfer, error: TransferError(reason: .curl(code: -1, transient: true), message: "curl_easy_init failed"))
             return
@@ -156,6 +157,7 @@ final class TransferLoop {
     private func finish(_ transfer: Transfer, response: TransferResponse) {
         transfer.releaseResources()
         let jobs = finishTask(transfer.key)
-        downloader.delegate.transferFinished(key: transfer.key, destination: transfer.destination, response: response, jobs: jobs)
+        downloader.delegate.transferFinished(key: transfer.key, leader: transfer.leader, destination: transfer.destination,
+                                             response: response, jobs: jobs)
     }
 }

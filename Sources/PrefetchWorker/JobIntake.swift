@@ -23,11 +23,11 @@ final class JobIntake: Sendable {
     private let gate: InFlightGate
     private let held: HeldJobs
     private let thread = DedicatedThread(name: "prefetchd-intake")
-    private let beforeFirstTake: @Sendable () -> Void
+    private let beforeFirstTake: @Sendable (_ isStopping: () -> Bool) -> Void
     private let handle: Handler
 
     init(settings: Settings, gate: InFlightGate, held: HeldJobs,
-         beforeFirstTake: @escaping @Sendable () -> Void, handle: @escaping Handler) {
+         beforeFirstTake: @escaping @Sendable (_ isStopping: () -> Bool) -> Void, handle: @escaping Handler) {
         self.settings = settings
         self.gate = gate
         self.held = held
@@ -47,7 +47,7 @@ final class JobIntake: Sendable {
     private var isStopping: Bool { thread.isStopping }
 
     private func run() {
-        beforeFirstTake()
+        beforeFirstTake { isStopping }
         let redis = ReconnectingRedis(url: settings.url, role: "intake", shouldStop: { [self] in isStopping })
         var reconcile = false
         while !isStopping {
@@ -63,9 +63,9 @@ final class JobIntake: Sendable {
                     do throws(RedisError) {
                         return try take(upTo: min(free, settings.maxBatch), conn)
                     } catch {
-                        // The move may have happened with its reply lost: check the
-                        // processing lists against what we hold before taking again.
-                        if error.isConnectionError { reconcile = true }
+                        // The move may have happened with its reply lost or unreadable: check
+                        // the processing lists against what we hold before taking again.
+                        reconcile = true
                         throw error
                     }
                 }
@@ -89,9 +89,17 @@ final class JobIntake: Sendable {
         let batch = try QueueCommands.batch(
             from: conn.command(QueueCommands.takeBatch(s.keys, worker: s.worker, count: count, order: s.order)), order: s.order)
         if !batch.isEmpty { return batch }
-        let one = try QueueCommands.blocking(
+        guard let one = try QueueCommands.blocking(
             from: conn.command(QueueCommands.takeBlocking(s.keys, worker: s.worker, timeout: s.blockTimeout, order: s.order)))
-        return one.map { [$0] } ?? []
+        else { return [] }
+        // Invalid UTF-8 decodes with U+FFFD: if the stored bytes really are invalid, the
+        // script dead-letters them (they could never be acknowledged by this string).
+        if one.raw.unicodeScalars.contains("\u{FFFD}"),
+           try conn.command(QueueCommands.checkBlockingTake(s.keys, worker: s.worker)).check().integer == 1 {
+            Log.warning("dead-lettered a job that is not valid UTF-8")
+            return []
+        }
+        return [one]
     }
 
     private func returnUnknownJobs(_ conn: RedisConnection) throws(RedisError) {

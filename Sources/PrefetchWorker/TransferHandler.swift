@@ -35,11 +35,11 @@ final class TransferHandler: DownloaderDelegate {
         for job in jobs { writer.submit(Outcome(job, .started)) }
     }
 
-    func transferFinished(key: String, destination: TransferDestination?, response: TransferResponse, jobs: [PendingJob]) {
-        let plan = images.plan(for: jobs)
+    func transferFinished(key: String, leader: PendingJob, destination: TransferDestination?, response: TransferResponse, jobs: [PendingJob]) {
+        let plan = images.plan(for: jobs.isEmpty ? [leader] : jobs)
         let succeeded = response.error == nil && (200...299).contains(response.httpStatus) && destination != nil
-        guard succeeded, let destination, let leader = jobs.first else {
-            distribute(outcome(key: key, destination: destination, response: response, leader: jobs.first), to: jobs)
+        guard succeeded, let destination else {
+            distribute(outcome(key: key, destination: destination, response: response, leader: leader), to: jobs)
             return
         }
         // Verification (and thumbnails) may decode: then off this thread, on the image pool.
@@ -87,8 +87,12 @@ final class TransferHandler: DownloaderDelegate {
             discard()
             return error.reason == .cancelled ? .returnToQueue : .failed(Self.failure(for: error))
         }
-        if response.httpStatus == 304, leader?.validators != nil {
+        if response.httpStatus == 304 {
             discard()
+            guard leader?.validators != nil else {
+                // A 304 we did not ask for (the job sent its own conditional headers): no body.
+                return .failed(Failure(kind: .transient, reason: "HTTP 304 without a cached copy to keep", httpStatus: 304))
+            }
             return revalidated(key: key, response: response, leader: leader)
         }
         discard()

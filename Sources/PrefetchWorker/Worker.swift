@@ -112,7 +112,7 @@ public final class Worker: Sendable {
         housekeeper = Housekeeper(settings: .init(
             keys: configuration.keys, worker: configuration.workerID, url: configuration.redisURL,
             heartbeatTTL: configuration.heartbeatTTL, leaseSeconds: configuration.leaseSeconds,
-            maxRecoveries: configuration.maxRecoveries, failedTTL: configuration.outcomes.failedTTL), held: held)
+            maxRecoveries: configuration.maxRecoveries, order: configuration.downloader.order, failedTTL: configuration.outcomes.failedTTL), held: held)
     }
 
     public var statistics: Statistics { stats.value.withLock { $0 } }
@@ -127,7 +127,7 @@ public final class Worker: Sendable {
             maxBatch: max(1, c.effectiveMaxJobsInFlight / 2), order: c.downloader.order)
         let housekeeper = self.housekeeper
         let intake = JobIntake(settings: settings, gate: gate, held: held,
-                               beforeFirstTake: { housekeeper.waitUntilRegistered() },
+                               beforeFirstTake: { isStopping in housekeeper.waitUntilRegistered(unless: isStopping) },
                                handle: { [self] batch, redis in admit(batch, redis: redis) })
         self.intake.withLock { $0 = intake }
         intake.start()

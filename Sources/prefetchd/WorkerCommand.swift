@@ -132,6 +132,8 @@ enum WorkerCommand {
         }
         let worker = try Worker(configuration: configuration(o))
         let stopped = DispatchSemaphore(value: 0)
+        // Started first, so a signal never stops a worker whose threads are not running.
+        worker.start()
         let signals = SignalHandler(onFirst: {
             Log.info("signal received: stopping gracefully (send again to exit at once)")
             worker.stop()
@@ -141,7 +143,6 @@ enum WorkerCommand {
             Log.warning("second signal: exiting now")
             exit(130)
         })
-        worker.start()
         stopped.wait()
         withExtendedLifetime(signals) {}
         return 0

@@ -57,7 +57,7 @@ public enum JobParser {
             priority = parsed
         }
         return Job(
-            raw: raw, url: try url(urlText.trimmingCharacters(in: .whitespaces)), id: id, customKey: key,
+            raw: raw, url: try url(trimmed(urlText)), id: id, customKey: key,
             priority: priority, headers: try headers(object), credentials: try credentials(object),
             retryFailed: try optionalBool(object, "retry_failed"),
             refresh: try optionalBool(object, "refresh"),
@@ -107,6 +107,34 @@ public enum JobParser {
         return n
     }
 
+    /// The job as published in a `dead` event: `auth` and `headers` removed and URL
+    /// credentials masked, since events reach every subscriber. (The dead-letter list keeps
+    /// the job exactly as pushed, for fixing and pushing again.)
+    public static func redacted(_ raw: String) -> String {
+        var text = trimmed(raw)
+        if text.hasPrefix("{"), let data = text.data(using: .utf8),
+           var object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] {
+            if object["auth"] != nil { object["auth"] = "(redacted)" }
+            if object["headers"] != nil { object["headers"] = "(redacted)" }
+            if let url = object["url"] as? String { object["url"] = maskCredentials(url) }
+            if let out = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) {
+                return String(decoding: out, as: UTF8.self)
+            }
+            return "(a JSON job that could not be redacted)"
+        }
+        text = maskCredentials(text)
+        return text
+    }
+
+    /// `scheme://user:pass@host/...` → `scheme://***@host/...`.
+    static func maskCredentials(_ url: String) -> String {
+        guard let sep = url.range(of: "://") else { return url }
+        let rest = url[sep.upperBound...]
+        let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
+        guard let at = rest[..<authorityEnd].lastIndex(of: "@") else { return url }
+        return String(url[..<sep.upperBound]) + "***" + String(rest[at...])
+    }
+
     /// The job as it is re-queued for attempt `n`: a JSON object with `"attempt": n`
     /// (a bare URL becomes `{"url": ..., "attempt": n}`); every other field is kept.
     public static func raw(_ job: Job, forAttempt n: Int) -> String {
@@ -133,7 +161,8 @@ public enum JobParser {
         for (name, v) in dict {
             guard let text = v as? String else { throw .wrongType(field: "headers", expected: "an object of strings") }
             guard !name.isEmpty, name.unicodeScalars.allSatisfy({ tokenCharacters.contains($0) }) else {
-                throw .invalidHeader("header name '\(name.prefix(40))' is not a valid token")
+                // The name is not echoed: a mistyped header may carry a secret.
+                throw .invalidHeader("a header name is not a valid HTTP token")
             }
             guard !text.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
                 throw .invalidHeader("header '\(name)' has a line break in its value")

@@ -62,7 +62,7 @@ public enum Event {
             w.field("retry_in_ms", Int((delay * 1000).rounded()))
         case .deadLettered(let reason):
             w.field("reason", reason)
-            w.field("job", outcome.rawJob)
+            w.field("job", JobParser.redacted(outcome.rawJob))
         case .returnToQueue, .started:
             w.field("queue", outcome.queue.name)
         case .expired:

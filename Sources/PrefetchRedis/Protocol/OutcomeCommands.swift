@@ -37,8 +37,21 @@ public struct OutcomeCommands: Sendable {
         return 0
         """
 
+    /// Everything for one outcome, the acknowledgement last.
     public func commands(for outcome: Outcome, time: Double) -> [[String]] {
-        let ack = ["LREM", keys.processing(worker: worker, outcome.queue), "1", outcome.rawJob]
+        record(outcome, time: time) + (ack(outcome).map { [$0] } ?? [])
+    }
+
+    /// The acknowledgement that removes the job from the processing list: sent only once
+    /// every command of `record` succeeded, so a refused push (a full or read-only Redis)
+    /// never loses the job. `nil` for events that end nothing (`started`).
+    public func ack(_ outcome: Outcome) -> [String]? {
+        guard outcome.result.isTerminal else { return nil }
+        return ["LREM", keys.processing(worker: worker, outcome.queue), "1", outcome.rawJob]
+    }
+
+    /// What records an outcome: event, failed set, dead letter, retry, lease release.
+    public func record(_ outcome: Outcome, time: Double) -> [[String]] {
         var commands: [[String]] = []
         switch outcome.result {
         case .returnToQueue:
@@ -47,7 +60,7 @@ public struct OutcomeCommands: Sendable {
         case .deferred(let delay):
             commands.append(schedule(outcome.rawJob, queue: outcome.queue, at: time + delay))
         case .started:
-            return publish(outcome, time: time)
+            commands += publish(outcome, time: time)
         case .retrying(_, let attempt, let delay):
             commands += publish(outcome, time: time)
             if let job = outcome.job {
@@ -72,7 +85,6 @@ public struct OutcomeCommands: Sendable {
         if let lease = outcome.leaseKey {
             commands.append(["EVAL", Self.releaseLeaseScript, "2", lease, keys.leases(worker: worker), worker])
         }
-        commands.append(ack)
         return commands
     }
 

@@ -7,7 +7,9 @@ public enum QueueCommands {
     /// Moves up to ARGV[1] jobs from KEYS[1..3] (high, normal, low), in that order, each
     /// taken from the end ARGV[2] names, into the worker's matching processing list
     /// KEYS[4..6]. One round trip, atomic. Returns a flat array: list index (1-3), job, ...
-    static let takeScript = """
+    /// A job that is not valid UTF-8 cannot be acknowledged through Swift strings (its
+    /// bytes would come back changed), so it goes straight to the dead-letter list.
+    static let takeScript = validUTF8 + """
         local want = tonumber(ARGV[1])
         local from = ARGV[2]
         local out = {}
@@ -15,12 +17,59 @@ public enum QueueCommands {
           while want > 0 do
             local job = redis.call('LMOVE', KEYS[list], KEYS[list + 3], from, 'LEFT')
             if not job then break end
-            out[#out + 1] = list
-            out[#out + 1] = job
+            if valid_utf8(job) then
+              out[#out + 1] = list
+              out[#out + 1] = job
+            else
+              redis.call('LMOVE', KEYS[list + 3], ARGV[3], 'LEFT', 'LEFT')
+              redis.call('LSET', ARGV[3], 0, '{"job":' .. cjson.encode(job) .. ',"reason":"job is not valid UTF-8"}')
+            end
             want = want - 1
           end
         end
         return out
+        """
+
+    /// After a blocking take whose job did not decode cleanly: dead-letters the head of the
+    /// processing list KEYS[1] if it is not valid UTF-8. Returns 1 if it did.
+    static let checkHeadScript = validUTF8 + """
+        local job = redis.call('LINDEX', KEYS[1], 0)
+        if job and not valid_utf8(job) then
+          redis.call('LMOVE', KEYS[1], KEYS[2], 'LEFT', 'LEFT')
+          redis.call('LSET', KEYS[2], 0, '{"job":' .. cjson.encode(job) .. ',"reason":"job is not valid UTF-8"}')
+          return 1
+        end
+        return 0
+        """
+
+    static let validUTF8 = """
+        local function valid_utf8(s)
+          if not s:find('[\\128-\\255]') then return true end
+          local i, n = 1, #s
+          while i <= n do
+            local c = s:byte(i)
+            local len, lo, hi = 1, 0x80, 0xBF
+            if c < 0x80 then len = 1
+            elseif c >= 0xC2 and c <= 0xDF then len = 2
+            elseif c >= 0xE0 and c <= 0xEF then
+              len = 3
+              if c == 0xE0 then lo = 0xA0 elseif c == 0xED then hi = 0x9F end
+            elseif c >= 0xF0 and c <= 0xF4 then
+              len = 4
+              if c == 0xF0 then lo = 0x90 elseif c == 0xF4 then hi = 0x8F end
+            else return false end
+            for k = 1, len - 1 do
+              local b = s:byte(i + k)
+              if not b then return false end
+              if k == 1 then
+                if b < lo or b > hi then return false end
+              elseif b < 0x80 or b > 0xBF then return false end
+            end
+            i = i + len
+          end
+          return true
+        end
+
         """
 
     static let listsByPriority: [Job.Priority] = [.high, .normal, .low]
@@ -32,7 +81,7 @@ public enum QueueCommands {
     public static func takeBatch(_ keys: RedisKeys, worker: String, count: Int, order: ExecutionOrder) -> [String] {
         ["EVAL", takeScript, "6", keys.queue(.high), keys.queue(.normal), keys.queue(.low),
          keys.processing(worker: worker, .high), keys.processing(worker: worker, .normal),
-         keys.processing(worker: worker, .low), String(count), end(order)]
+         keys.processing(worker: worker, .low), String(count), end(order), keys.dead]
     }
 
     /// Waits up to `timeout` seconds for one normal-priority job (Redis cannot block on
@@ -67,6 +116,11 @@ public enum QueueCommands {
             taken = listsByPriority.flatMap { p in taken.filter { $0.queue == p }.reversed() }
         }
         return taken
+    }
+
+    /// Run after a blocking take returned a job with U+FFFD in it (see `checkHeadScript`).
+    public static func checkBlockingTake(_ keys: RedisKeys, worker: String) -> [String] {
+        ["EVAL", checkHeadScript, "2", keys.processing(worker: worker, .normal), keys.dead]
     }
 
     /// The job from a `takeBlocking` reply, if one arrived.
