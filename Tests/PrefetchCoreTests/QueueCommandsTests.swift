@@ -5,8 +5,8 @@ import PrefetchCore
 @Suite struct QueueCommandsTests {
     @Test func takesFromTheEndTheOrderNames() {
         let keys = RedisKeys(prefix: "p")
-        #expect(QueueCommands.takeBatch(keys, worker: "w", count: 5, order: .fifo).suffix(2) == ["5", "RIGHT"])
-        #expect(QueueCommands.takeBatch(keys, worker: "w", count: 5, order: .lifo).suffix(2) == ["5", "LEFT"])
+        #expect(QueueCommands.takeBatch(keys, worker: "w", count: 5, order: .fifo).suffix(3) == ["5", "RIGHT", "p:dead"])
+        #expect(QueueCommands.takeBatch(keys, worker: "w", count: 5, order: .lifo).suffix(3) == ["5", "LEFT", "p:dead"])
         #expect(QueueCommands.takeBlocking(keys, worker: "w", timeout: 1, order: .lifo)[3] == "LEFT")
         #expect(Array(QueueCommands.takeBatch(keys, worker: "w", count: 1, order: .fifo)[2...8]) ==
                 ["6", "p:queue:high", "p:queue", "p:queue:low", "p:processing:w:high", "p:processing:w", "p:processing:w:low"])
