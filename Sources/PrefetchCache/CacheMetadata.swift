@@ -26,6 +26,8 @@ public struct CacheMetadata: Sendable, Equatable, Codable {
     /// For a thumbnail: the SHA-256 of the original it was made from (so a changed
     /// original gets new thumbnails).
     public var sourceSHA256: String?
+    /// The verification level the body passed (`none`, `header`, `structure`, `full`).
+    public var verified: String?
 
     public init(
         url: String, key: String, body: String = "", size: Int, sha256: String? = nil, contentType: String? = nil,
@@ -58,6 +60,7 @@ public struct CacheMetadata: Sendable, Equatable, Codable {
         case storedAt = "stored_at"
         case validatedAt = "validated_at"
         case sourceSHA256 = "source_sha256"
+        case verified
     }
 
     public func jsonString() -> String {
@@ -77,6 +80,7 @@ public struct CacheMetadata: Sendable, Equatable, Codable {
         w.field("stored_at", storedAt)
         w.field("validated_at", validatedAt)
         w.field("source_sha256", sourceSHA256)
+        w.field("verified", verified)
         return w.finish()
     }
 

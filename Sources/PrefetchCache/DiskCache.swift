@@ -93,7 +93,12 @@ public final class DiskCache: Sendable {
     public func updateMetadata(of entry: CacheEntry, to metadata: CacheMetadata) throws(CacheError) -> CacheEntry {
         var metadata = metadata
         metadata.body = entry.metadata.body
-        guard access(entry.bodyPath, F_OK) == 0 else { throw CacheError(operation: "revalidate", path: entry.bodyPath, code: ENOENT) }
+        // Re-read just before replacing: if a writer committed another body meanwhile,
+        // leave its entry alone rather than stamp it with the old body's validators.
+        guard CacheReader.readMetadata(entry.paths.metadata)?.body == entry.metadata.body,
+              access(entry.bodyPath, F_OK) == 0 else {
+            throw CacheError(operation: "revalidate", path: entry.paths.metadata, code: ESTALE)
+        }
         try writeAtomically(metadata.jsonString(), to: entry.paths.metadata, entry: entry.paths)
         return CacheEntry(paths: entry.paths, metadata: metadata)
     }

@@ -113,12 +113,13 @@ final class TransferHandler: DownloaderDelegate {
             return .failed(Failure(kind: .permanent, reason: "verification failed: \(error)", httpStatus: response.httpStatus))
         }
         let now = Date().timeIntervalSince1970
-        let metadata = CacheMetadata(
+        var metadata = CacheMetadata(
             url: leader.job.url.string, key: key, size: response.bytes, sha256: response.sha256,
             contentType: response.contentType, etag: response.etag, lastModified: response.lastModified,
             httpStatus: response.httpStatus, format: info.format.rawValue,
             width: info.width > 0 ? info.width : nil, height: info.height > 0 ? info.height : nil,
             storedAt: now, validatedAt: now)
+        metadata.verified = plan.level.rawValue
         let entry: CacheEntry
         do {
             entry = try cache.commit(temporaryPath: temp, hash: leader.keyHash, metadata: metadata)
@@ -137,9 +138,11 @@ final class TransferHandler: DownloaderDelegate {
 
     /// 304 Not Modified: keep the body, record the confirmation and any new validators.
     private func revalidated(key: String, response: TransferResponse, leader: PendingJob?) -> Outcome.Result {
-        guard let entry = leader.map({ cache.lookup(hash: $0.keyHash) }) ?? cache.lookup(key: key) else {
-            // Evicted or replaced while we asked; the next attempt fetches it whole.
-            return .failed(Failure(kind: .transient, reason: "cached entry vanished during revalidation"))
+        guard let expected = leader?.validators?.body,
+              let entry = leader.map({ cache.lookup(hash: $0.keyHash) }) ?? cache.lookup(key: key),
+              entry.metadata.body == expected else {
+            // Evicted or replaced while we asked: the 304 confirms a body that is gone.
+            return .failed(Failure(kind: .transient, reason: "cached entry changed during revalidation"))
         }
         var metadata = entry.metadata
         metadata.validatedAt = Date().timeIntervalSince1970

@@ -1,6 +1,7 @@
 import Foundation
 import PrefetchCache
 import PrefetchCore
+import PrefetchImage
 import PrefetchRedis
 
 extension Worker {
@@ -79,13 +80,21 @@ extension Worker {
         let age = Date().timeIntervalSince1970 - (m.validatedAt ?? m.storedAt)
         if pending.job.refresh || (configuration.revalidateAfter > 0 && age > configuration.revalidateAfter) {
             pending.validators = (m.etag == nil && m.lastModified == nil)
-                ? nil : PendingJob.Validators(etag: m.etag, lastModified: m.lastModified)
+                ? nil : PendingJob.Validators(etag: m.etag, lastModified: m.lastModified, body: m.body)
+            return false
+        }
+        // The entry must have passed this job's checks: a stricter level or an image
+        // expectation the stored body was never held to makes it a miss (fetched and checked).
+        let plan = images.plan(for: [pending])
+        let passed = m.verified.flatMap(VerificationLevel.init(rawValue:)) ?? .none
+        let isImage = ["jpeg", "png", "gif", "webp"].contains(m.format ?? "")
+        if (plan.expectImage && !isImage) || (plan.level > passed && (m.format == "jpeg" || m.format == "png")) {
+            pending.validators = nil
             return false
         }
         cache.touch(entry)
         let completion = Outcome.Completion(source: .cache, path: entry.bodyPath, bytes: m.size, httpStatus: m.httpStatus,
                                             contentType: m.contentType, format: m.format, width: m.width, height: m.height)
-        let plan = images.plan(for: [pending])
         if plan.thumbnails.isEmpty {
             writer.submit(Outcome(pending, .completed(completion)))
         } else {

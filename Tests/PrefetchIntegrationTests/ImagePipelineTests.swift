@@ -58,6 +58,12 @@ import Testing
         let stored = try h.waitForEvents(2)[1]
         #expect(stored["event"] as? String == "completed")
         #expect(stored["format"] as? String == "unknown")
+
+        // Cached, but never held to an image expectation: not served to a job that has one.
+        try h.push(#"{"url":"\#(url)","expect_image":true}"#)
+        let strict = try h.waitForEvents(3)[2]
+        #expect(strict["event"] as? String == "failed")
+        #expect(strict["source"] == nil)
     }
 
     @Test func pixelBombIsRefusedFromItsHeader() throws {

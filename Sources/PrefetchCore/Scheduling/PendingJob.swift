@@ -18,10 +18,13 @@ public struct PendingJob: Sendable {
     public struct Validators: Sendable, Equatable {
         public let etag: String?
         public let lastModified: String?
+        /// The body file these validators describe; a 304 may only confirm that one.
+        public let body: String
 
-        public init(etag: String?, lastModified: String?) {
+        public init(etag: String?, lastModified: String?, body: String) {
             self.etag = etag
             self.lastModified = lastModified
+            self.body = body
         }
 
         /// `If-None-Match` and `If-Modified-Since` headers.
