@@ -25,28 +25,21 @@ import Testing
     /// missing rows with grey and succeed).
     @Test(arguments: Fixture.jpegs)
     func jpegCutAtEveryOffsetIsRejected(_ fixture: Fixture.Info) {
-        let bytes = Fixture.bytes(fixture.name)
-        var accepted: [String] = []
-        var notTruncated: [String] = []
-        for cut in 0..<bytes.count {
-            let prefix = Array(bytes[0..<cut])
-            for level in [VerificationLevel.structure, .full] {
-                if let e = error({ () throws(ImageError) in _ = try verify(prefix, level) }) {
-                    if cut >= 3, e.code != "truncated" { notTruncated.append("\(cut)/\(level): \(e)") }
-                } else {
-                    accepted.append("\(cut)/\(level)")
-                }
-            }
-            if error({ () throws(ImageError) in try withBytes(prefix) { b throws(ImageError) in try JPEGCodec.verify(b, limits: ImageLimits()) } }) == nil {
-                accepted.append("\(cut)/decoder")
-            }
-        }
-        #expect(accepted.isEmpty, "accepted truncations: \(accepted.prefix(10))")
-        #expect(notTruncated.isEmpty, "\(notTruncated.prefix(5))")
+        expectEveryTruncationRejected(fixture, sniffLength: 3) { b throws(ImageError) in try JPEGCodec.verify(b, limits: ImageLimits()) }
     }
 
+    /// The same for PNG, with libpng as the decoder.
     @Test(arguments: Fixture.pngs)
     func pngCutAtEveryOffsetIsRejected(_ fixture: Fixture.Info) {
+        expectEveryTruncationRejected(fixture, sniffLength: 8) { b throws(ImageError) in try PNGCodec.verify(b, limits: ImageLimits()) }
+    }
+
+    /// Cuts `fixture` at every offset: `structure`, `full` and the bare decoder must all refuse
+    /// each prefix, as truncated once the format can be sniffed (`sniffLength` bytes).
+    private func expectEveryTruncationRejected<T>(
+        _ fixture: Fixture.Info, sniffLength: Int,
+        decoder: (UnsafeRawBufferPointer) throws(ImageError) -> T
+    ) {
         let bytes = Fixture.bytes(fixture.name)
         var accepted: [String] = []
         var notTruncated: [String] = []
@@ -54,12 +47,12 @@ import Testing
             let prefix = Array(bytes[0..<cut])
             for level in [VerificationLevel.structure, .full] {
                 if let e = error({ () throws(ImageError) in _ = try verify(prefix, level) }) {
-                    if cut >= 8, e.code != "truncated" { notTruncated.append("\(cut)/\(level): \(e)") }
+                    if cut >= sniffLength, e.code != "truncated" { notTruncated.append("\(cut)/\(level): \(e)") }
                 } else {
                     accepted.append("\(cut)/\(level)")
                 }
             }
-            if error({ () throws(ImageError) in try withBytes(prefix) { b throws(ImageError) in try PNGCodec.verify(b, limits: ImageLimits()) } }) == nil {
+            if error({ () throws(ImageError) in _ = try withBytes(prefix) { b throws(ImageError) in try decoder(b) } }) == nil {
                 accepted.append("\(cut)/decoder")
             }
         }
