@@ -1,4 +1,5 @@
 import Foundation
+import PrefetchCache
 import PrefetchCore
 import PrefetchTestSupport
 import Testing
@@ -47,5 +48,46 @@ import Testing
         #expect(p.standardError().contains("ftp"))
         let redis = try env.redis()
         #expect(try redis.strings("LRANGE", keys.queue, "0", "-1") == ["{\"url\":\"https://a.example/2\"}", "http://a.example/1"])
+    }
+}
+
+/// `prefetchd cache ...` against a real cache directory.
+@Suite struct CacheCommandTests {
+    func run(_ args: [String]) throws -> (status: Int32, out: String) {
+        let p = try PrefetchdProcess(args)
+        let out = p.standardOutput()
+        p.process.waitUntilExit()
+        return (p.process.terminationStatus, out)
+    }
+
+    @Test func pathGetStatAndPrune() throws {
+        let root = try TestEnvironment.temporaryDirectory("cache-cli")
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let cache = try DiskCache(root: root)
+        let body = testBytes(count: 3000, seed: 7)
+        let url = "https://Example.com:443/a.png#x"
+        let key = "https://example.com/a.png"
+        let temp = try cache.createTemporaryFile(forKey: key)
+        _ = body.withUnsafeBytes { write(temp.fd, $0.baseAddress, $0.count) }
+        close(temp.fd)
+        let entry = try cache.commit(temporaryPath: temp.path, key: key, metadata: CacheMetadata(
+            url: key, key: key, size: body.count, sha256: body.withUnsafeBytes { SHA256.hex($0) }, storedAt: 1))
+
+        let path = try run(["cache", "path", url, "--cache-dir", root])
+        #expect(path.status == 0 && path.out.trimmingCharacters(in: .whitespacesAndNewlines) == entry.bodyPath)
+        let get = try PrefetchdProcess(["cache", "get", "--key", key, "--cache-dir", root])
+        let got = get.standardOutputData()
+        get.process.waitUntilExit()
+        #expect(get.process.terminationStatus == 0)
+        #expect(got == Data(body))
+        let stat = try run(["cache", "stat", "--cache-dir", root])
+        #expect(stat.out.contains("entries 1") && stat.out.contains("bytes 3000"))
+        let missing = try run(["cache", "path", "https://example.com/none", "--cache-dir", root])
+        #expect(missing.status == 1)
+
+        Thread.sleep(forTimeInterval: 0.2)
+        let prune = try run(["cache", "prune", "--max-age", "0.1", "--cache-dir", root])
+        #expect(prune.status == 0 && prune.out.contains("removed 1 entries"))
+        #expect(try run(["cache", "path", url, "--cache-dir", root]).status == 1)
     }
 }

@@ -43,9 +43,14 @@ public final class PrefetchdProcess {
         return process.terminationStatus
     }
 
-    /// Everything the process wrote to stdout (call after it exited).
+    /// Everything the process wrote to stdout, as text.
     public func standardOutput() -> String {
-        String(decoding: stdoutPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        String(decoding: standardOutputData(), as: UTF8.self)
+    }
+
+    /// Everything the process wrote to stdout, byte for byte (reads until it closes it).
+    public func standardOutputData() -> Data {
+        stdoutPipe.fileHandleForReading.readDataToEndOfFile()
     }
 
     /// Everything the process wrote to stderr (call after it exited).
