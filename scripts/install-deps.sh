@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(
   pkg-config
   libcurl4-openssl-dev libhiredis-dev libpng-dev libjpeg62-turbo-dev libssl-dev
-  redis-server redis-tools nginx-light curl python3
+  redis-server redis-tools nginx-light curl python3 openssl
 )
 
 missing=()

@@ -33,6 +33,9 @@ public final class Downloader: Sendable {
         public var maxRedirects = 5
         /// Default: `prefetchd/<version>`.
         public var userAgent = "prefetchd/" + PrefetchVersion.string
+        /// PEM bundle of certificate authorities to trust instead of the system's (an
+        /// internal CA). Default: `nil`, the system bundle.
+        public var caFile: String?
 
         public init() {}
     }

@@ -33,6 +33,7 @@ enum TransferOptions {
         try set(CURLOPT_USERAGENT, c.userAgent)
         try set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
         try set(CURLOPT_NOSIGNAL, 1)
+        if let caFile = c.caFile { try set(CURLOPT_CAINFO, caFile) }
         // Wait for a connection to the same host rather than open another (multiplexing).
         try set(CURLOPT_PIPEWAIT, 1)
         if let credentials = job.effectiveCredentials {

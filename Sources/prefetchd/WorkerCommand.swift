@@ -26,6 +26,7 @@ enum WorkerCommand {
           --low-speed-limit B    abort below B bytes/s ...    [PREFETCH_LOW_SPEED_LIMIT] default 1024
           --low-speed-time S     ... sustained for S seconds  [PREFETCH_LOW_SPEED_TIME] default 30
           --started-events       also publish "started" events [PREFETCH_STARTED_EVENTS=1]
+          --ca-file PEM          trust these CAs for https     [PREFETCH_CA_FILE]    default the system's
           --grace S              shutdown grace period        [PREFETCH_GRACE]      default 30
           --max-attempts N       attempts for transient failures [PREFETCH_MAX_ATTEMPTS] default 5
           --retry-base S         first backoff delay (doubles)   [PREFETCH_RETRY_BASE]  default 1
@@ -55,7 +56,7 @@ enum WorkerCommand {
         "order", "rate", "low-speed-limit", "low-speed-time",
         "max-attempts", "retry-base", "retry-max", "failed-ttl", "heartbeat-ttl", "max-recoveries", "lease",
         "cache-max-size", "cache-max-age", "sweep-interval", "revalidate-after", "ignore-query-param",
-        "verify", "max-pixels", "thumbnails", "thumbnail-quality", "image-threads",
+        "verify", "max-pixels", "thumbnails", "thumbnail-quality", "image-threads", "ca-file",
     ]
     static let switches: Set<String> = ["started-events", "fail-exhausted", "expect-image"]
 
@@ -81,6 +82,7 @@ enum WorkerCommand {
         c.downloader.lowSpeedBytesPerSecond = try o.int("low-speed-limit", env: "PREFETCH_LOW_SPEED_LIMIT", default: c.downloader.lowSpeedBytesPerSecond)
         c.downloader.lowSpeedSeconds = try o.int("low-speed-time", env: "PREFETCH_LOW_SPEED_TIME", default: c.downloader.lowSpeedSeconds)
         c.publishStartedEvents = o.flag("started-events") || o.environment["PREFETCH_STARTED_EVENTS"] == "1"
+        c.downloader.caFile = o.string("ca-file", env: "PREFETCH_CA_FILE")
         c.retry.maxAttempts = max(1, try o.int("max-attempts", env: "PREFETCH_MAX_ATTEMPTS", default: c.retry.maxAttempts))
         c.retry.baseDelay = try o.seconds("retry-base", env: "PREFETCH_RETRY_BASE", default: c.retry.baseDelay)
         c.retry.maxDelay = try o.seconds("retry-max", env: "PREFETCH_RETRY_MAX", default: c.retry.maxDelay)

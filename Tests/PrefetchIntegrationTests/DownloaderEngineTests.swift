@@ -140,3 +140,23 @@ import Testing
         #expect(try h.redis.int("SCARD", h.keys.failed) == 0)
     }
 }
+
+@Suite struct HTTP2Tests {
+    @Test func httpsOriginIsFetchedOverHTTP2OnReusedConnections() throws {
+        let tls = try TLSOrigin.current()
+        let h = try WorkerHarness("h2") { c in c.downloader.caFile = try? TLSOrigin.current().caFile }
+        defer { h.stop() }
+        let names = try (0..<20).map { i -> String in
+            _ = try h.env.serve(testBytes(count: 5000, seed: UInt64(900 + i)), as: "\(h.keys.prefix)/\(i).bin")
+            return "\(h.keys.prefix)/\(i).bin"
+        }
+        try h.push(names.map { tls.base + "/files/" + $0 })
+        h.start()
+        let events = try h.waitForEvents(20)
+        #expect(events.allSatisfy { $0["event"] as? String == "completed" })
+        let logged = tls.requests(containing: h.keys.prefix)
+        #expect(logged.count == 20)
+        #expect(logged.allSatisfy { $0.proto == "HTTP/2.0" })
+        #expect(Set(logged.map(\.connection)).count < 5) // multiplexed, not one connection per file
+    }
+}

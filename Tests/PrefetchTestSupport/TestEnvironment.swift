@@ -73,3 +73,30 @@ public func waitUntil(timeout: Double = 30, _ condition: () throws -> Bool) reth
     }
     return try condition()
 }
+
+/// The HTTP/2 TLS origin `scripts/test.sh` starts (nginx with a self-signed certificate),
+/// serving the same files as the test origin under `/files/`.
+public struct TLSOrigin: Sendable {
+    public let base: String
+    public let caFile: String
+    /// nginx's access log: "<protocol> <connection number> <uri>" per request.
+    public let accessLog: String
+
+    public static func current() throws -> TLSOrigin {
+        let env = ProcessInfo.processInfo.environment
+        guard let base = env["PREFETCH_TEST_TLS_ORIGIN"], let ca = env["PREFETCH_TEST_CA_FILE"],
+              let log = env["PREFETCH_TEST_TLS_LOG"] else {
+            throw TestEnvironment.Missing(description: "the TLS origin is missing: run scripts/test.sh")
+        }
+        return TLSOrigin(base: base, caFile: ca, accessLog: log)
+    }
+
+    /// Logged requests whose URI contains `marker`: (protocol, connection).
+    public func requests(containing marker: String) -> [(proto: String, connection: String)] {
+        let text = (try? String(contentsOfFile: accessLog, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").filter { $0.contains(marker) }.compactMap { line in
+            let parts = line.split(separator: " ")
+            return parts.count >= 3 ? (String(parts[0]), String(parts[1])) : nil
+        }
+    }
+}
