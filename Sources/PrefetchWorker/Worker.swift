@@ -26,7 +26,9 @@ public final class Worker: Sendable {
         public var workerID = Worker.defaultID()
         public var downloader = Downloader.Configuration()
         /// Jobs taken from Redis and not yet recorded. Default: 0, meaning twice
-        /// `downloader.maxConcurrentTransfers`.
+        /// `downloader.maxConcurrentTransfers` in FIFO order and exactly that many in LIFO
+        /// order (a later take brings older jobs, so LIFO keeps no backlog of its own and the
+        /// list decides the order).
         public var maxJobsInFlight = 0
         /// Seconds a blocking take waits on an empty queue. Default: 1.
         public var blockTimeout = 1.0
@@ -63,7 +65,8 @@ public final class Worker: Sendable {
         }
 
         var effectiveMaxJobsInFlight: Int {
-            maxJobsInFlight > 0 ? maxJobsInFlight : 2 * downloader.maxConcurrentTransfers
+            if maxJobsInFlight > 0 { return maxJobsInFlight }
+            return downloader.order == .lifo ? downloader.maxConcurrentTransfers : 2 * downloader.maxConcurrentTransfers
         }
     }
 

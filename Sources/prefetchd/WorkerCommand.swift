@@ -18,7 +18,7 @@ enum WorkerCommand {
           --per-host N           transfers per host, 0=any    [PREFETCH_PER_HOST]   default 16
           --order fifo|lifo      order within a priority      [PREFETCH_ORDER]      default fifo
           --rate N               transfer starts per second   [PREFETCH_RATE]       default 0 (no limit)
-          --max-in-flight N      jobs held at once            [PREFETCH_MAX_IN_FLIGHT] default 2 × concurrency
+          --max-in-flight N      jobs held at once            [PREFETCH_MAX_IN_FLIGHT] default 2 × concurrency (lifo: 1 ×)
           --connect-timeout S    connect timeout, seconds     [PREFETCH_CONNECT_TIMEOUT] default 10
           --timeout S            whole-transfer timeout       [PREFETCH_TIMEOUT]    default 300
           --max-body-size SIZE   largest body (K/M/G)         [PREFETCH_MAX_BODY_SIZE] default 1G
