@@ -36,7 +36,7 @@ let package = Package(
         // A test tool: several of these hammer one cache directory at once in the cache tests.
         .executableTarget(name: "cache-stress", dependencies: ["PrefetchCache"], path: "Tests/CacheStress"),
         .target(name: "PrefetchTestSupport", dependencies: ["PrefetchRedis", "PrefetchCore"], path: "Tests/PrefetchTestSupport"),
-        .testTarget(name: "PrefetchCoreTests", dependencies: ["PrefetchCore", "PrefetchCache", "PrefetchRedis", "PrefetchImage"]),
+        .testTarget(name: "PrefetchCoreTests", dependencies: ["PrefetchCore", "PrefetchCache", "PrefetchRedis", "PrefetchHTTP", "PrefetchImage"]),
         .testTarget(name: "PrefetchImageTests", dependencies: ["PrefetchImage"], resources: [.copy("Fixtures")]),
         .testTarget(
             name: "PrefetchIntegrationTests",

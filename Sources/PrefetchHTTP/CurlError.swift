@@ -21,6 +21,11 @@ public struct CurlError: Error, CustomStringConvertible, Sendable, Equatable {
 
     /// Whether a failed transfer is worth retrying. Timeouts, refused or reset connections
     /// and DNS failures are transient: an offline spell must never mark a URL failed.
+    /// The same, from the number curl documents (e.g. 28 for a timeout).
+    public static func failureKind(forCode code: Int) -> Failure.Kind {
+        failureKind(for: CURLcode(rawValue: UInt32(code)))
+    }
+
     public static func failureKind(for code: CURLcode) -> Failure.Kind {
         switch code {
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_COULDNT_CONNECT,

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import PrefetchHTTP
 @testable import PrefetchCore
 
 @Suite struct OutcomeTests {
@@ -59,5 +60,18 @@ import Testing
         #expect(k.dead == "warm:dead")
         #expect(RedisKeys().queue == "prefetch:queue")
         #expect(k.processing(worker: "w1") == "warm:processing:w1")
+    }
+}
+
+@Suite struct TransferFailureClassificationTests {
+    @Test func networkTroubleIsTransient() {
+        // curl codes: 6 resolve host, 7 connect, 28 timeout, 52 got nothing, 56 recv error.
+        for code in [6, 7, 28, 52, 56] {
+            #expect(CurlError.failureKind(forCode: code) == .transient, "curl code \(code)")
+        }
+        // 1 unsupported protocol, 47 too many redirects, 60 peer certificate: permanent.
+        for code in [1, 47, 60] {
+            #expect(CurlError.failureKind(forCode: code) == .permanent, "curl code \(code)")
+        }
     }
 }
