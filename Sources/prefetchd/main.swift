@@ -14,6 +14,7 @@ let usage = """
       worker     take jobs from Redis and fill the cache
       enqueue    push URLs or JSON jobs onto the queue
       cache      look up entries, stat, verify and prune the cache
+      failed     list, remove or clear URLs in the failed set
       version    print versions
 
     Run `prefetchd <command> --help` for a command's options.
@@ -32,6 +33,8 @@ do {
     case "enqueue": status = try EnqueueCommand.run(arguments)
     case "cache" where wantsHelp: print(CacheCommand.usage); status = 0
     case "cache": status = try CacheCommand.run(arguments)
+    case "failed" where wantsHelp: print(FailedCommand.usage); status = 0
+    case "failed": status = try FailedCommand.run(arguments)
     case "version", "--version":
         print("prefetchd \(PrefetchVersion.string)\n\(CurlRuntime.version)")
         status = 0

@@ -91,3 +91,32 @@ import Testing
         #expect(try run(["cache", "path", url, "--cache-dir", root]).status == 1)
     }
 }
+
+/// `prefetchd failed ...` against a real Redis.
+@Suite struct FailedCommandTests {
+    @Test func listRemoveAndClear() throws {
+        let env = try TestEnvironment.current()
+        let keys = RedisKeys(prefix: TestEnvironment.uniquePrefix("failed-cli"))
+        let redis = try env.redis()
+        for u in ["https://a.example/1", "https://a.example/2", "https://a.example/3"] {
+            try redis.run("SADD", keys.failed, u)
+            try redis.run("HSET", keys.failedReasons, u, #"{"reason":"HTTP 404","status":404}"#)
+        }
+        let common = ["--redis", env.redisURL.urlString, "--prefix", keys.prefix]
+        let list = try PrefetchdProcess(["failed", "list"] + common)
+        let listed = list.standardOutput()
+        list.process.waitUntilExit()
+        #expect(listed.split(separator: "\n").count == 3 && listed.contains("HTTP 404"))
+
+        let remove = try PrefetchdProcess(["failed", "remove", "HTTPS://A.example:443/2#frag"] + common)
+        remove.process.waitUntilExit()
+        #expect(remove.process.terminationStatus == 0)
+        #expect(try redis.int("SISMEMBER", keys.failed, "https://a.example/2") == 0)
+        #expect(try redis.command(["HGET", keys.failedReasons, "https://a.example/2"]) == .null)
+        #expect(try redis.int("SCARD", keys.failed) == 2)
+
+        let clear = try PrefetchdProcess(["failed", "clear"] + common)
+        clear.process.waitUntilExit()
+        #expect(try redis.int("EXISTS", keys.failed, keys.failedReasons) == 0)
+    }
+}
