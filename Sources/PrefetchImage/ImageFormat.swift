@@ -15,5 +15,9 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         return .unknown
     }
 
+    /// JPEG and PNG: the formats verification and thumbnails work on.
     public var isVerifiable: Bool { self == .jpeg || self == .png }
+
+    /// Any image format prefetchd recognises (what `expect_image` accepts).
+    public var isImage: Bool { self != .unknown }
 }

@@ -22,18 +22,10 @@ public struct ImageLimits: Sendable, Equatable {
     }
 }
 
-public struct ImageInfo: Sendable, Equatable {
-    public let format: ImageFormat
-    /// 0 for formats that are not verified (GIF, WebP, unknown) and at level `none`.
-    public let width: Int
-    public let height: Int
-
-    public init(format: ImageFormat, width: Int, height: Int) {
-        self.format = format
-        self.width = width
-        self.height = height
-    }
-}
+/// What verification found: the format and, for JPEG and PNG, the dimensions (0 × 0 for
+/// formats that are not verified, GIF, WebP, unknown, and at level `none`). The same shape as
+/// a header read, so it is the same type.
+public typealias ImageInfo = ImageHeader
 
 /// Checks that downloaded bytes are the image they claim to be. The format is sniffed from
 /// the bytes, never from the URL or the Content-Type. JPEG and PNG are verified; GIF and WebP
@@ -65,18 +57,17 @@ public enum ImageVerifier {
                 }
             }
             if level >= .full { try JPEGCodec.verify(bytes, limits: limits) }
-            return ImageInfo(format: .jpeg, width: header.width, height: header.height)
+            return header
         case .png:
             let ihdr = try PNGStructure.readHeader(bytes)
-            try limits.check(ImageHeader(format: .png, width: ihdr.width, height: ihdr.height))
+            let header = ImageHeader(format: .png, width: ihdr.width, height: ihdr.height)
+            try limits.check(header)
             if level >= .structure { try PNGStructure.walk(bytes) }
             if level >= .full { try PNGCodec.verify(bytes, limits: limits) }
-            return ImageInfo(format: .png, width: ihdr.width, height: ihdr.height)
-        case .gif, .webp:
+            return header
+        case .gif, .webp, .unknown:
+            if expectImage && !format.isImage { throw .notAnImage(detected: BodyDescription.describe(bytes)) }
             return ImageInfo(format: format, width: 0, height: 0)
-        case .unknown:
-            if expectImage { throw .notAnImage(detected: BodyDescription.describe(bytes)) }
-            return ImageInfo(format: .unknown, width: 0, height: 0)
         }
     }
 

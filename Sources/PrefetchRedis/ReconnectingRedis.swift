@@ -42,9 +42,6 @@ public final class ReconnectingRedis {
         }
     }
 
-    /// Drops the current connection; the next `run` reconnects.
-    public func reset() { connection = nil }
-
     private func connected() throws(RedisError) -> RedisConnection {
         if let connection { return connection }
         let fresh = try RedisConnection(url: url, timeout: timeout)

@@ -108,11 +108,6 @@ public final class RedisConnection {
         return try take(raw)
     }
 
-    /// Changes the socket timeout, e.g. for a subscriber that polls.
-    public func setTimeout(_ seconds: Double) {
-        redisSetTimeout(context, Self.timeval(seconds: seconds))
-    }
-
     private func take(_ raw: UnsafeMutableRawPointer?) throws(RedisError) -> RedisReply {
         guard let raw else { throw .connection(Self.errorString(context)) }
         defer { freeReplyObject(raw) }

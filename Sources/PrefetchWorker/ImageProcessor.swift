@@ -83,8 +83,8 @@ public final class ImageProcessor: Sendable {
     /// Makes the thumbnails the plan asks for that are not already cached for this very
     /// original (same SHA-256). Failures are logged and skipped: the original stays valid.
     func thumbnails(of original: CacheEntry, _ plan: Plan) -> [Outcome.Variant] {
-        guard !plan.thumbnails.isEmpty, let format = original.metadata.format,
-              format == ImageFormat.jpeg.rawValue || format == ImageFormat.png.rawValue else { return [] }
+        guard !plan.thumbnails.isEmpty,
+              original.metadata.format.flatMap(ImageFormat.init(rawValue:))?.isVerifiable == true else { return [] }
         var variants: [Outcome.Variant] = []
         for side in plan.thumbnails.sorted() {
             let key = CacheKeyPolicy.thumbnailKey(forKey: original.metadata.key, longestSide: side)

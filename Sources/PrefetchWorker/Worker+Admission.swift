@@ -87,8 +87,8 @@ extension Worker {
         // expectation the stored body was never held to makes it a miss (fetched and checked).
         let plan = images.plan(for: [pending])
         let passed = m.verified.flatMap(VerificationLevel.init(rawValue:)) ?? .none
-        let isImage = ["jpeg", "png", "gif", "webp"].contains(m.format ?? "")
-        if (plan.expectImage && !isImage) || (plan.level > passed && (m.format == "jpeg" || m.format == "png")) {
+        let format = m.format.flatMap(ImageFormat.init(rawValue:)) ?? .unknown
+        if (plan.expectImage && !format.isImage) || (plan.level > passed && format.isVerifiable) {
             pending.validators = nil
             return false
         }

@@ -54,12 +54,6 @@ public struct JSONWriter: Sendable {
         bytes.append(UInt8(ascii: ":"))
     }
 
-    public static func quoted(_ s: String) -> String {
-        var out: [UInt8] = []
-        appendQuoted(s, to: &out)
-        return String(decoding: out, as: UTF8.self)
-    }
-
     static func appendQuoted(_ s: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         var s = s
