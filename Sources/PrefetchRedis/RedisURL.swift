@@ -109,25 +109,10 @@ public struct RedisURL: Sendable, Equatable, CustomStringConvertible {
         return p
     }
 
+    /// Percent-decoded, as `Job.effectiveCredentials` decodes URL credentials; text that is
+    /// not valid percent-encoding is kept as written.
     private static func decode(_ s: Substring) -> String {
-        String(s).removingPercentEncodingIfPossible
-    }
-}
-
-extension String {
-    var removingPercentEncodingIfPossible: String {
-        guard contains("%") else { return self }
-        var bytes: [UInt8] = []
-        var it = utf8.makeIterator()
-        while let b = it.next() {
-            if b == UInt8(ascii: "%"), let h = it.next(), let l = it.next(),
-               let v = UInt8(String(decoding: [h, l], as: UTF8.self), radix: 16) {
-                bytes.append(v)
-            } else {
-                bytes.append(b)
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        String(s).removingPercentEncoding ?? String(s)
     }
 }
 

@@ -71,3 +71,10 @@ import PrefetchCore
         #expect(commands.map { $0.count - 2 } == [1000, 1000, 500])
     }
 }
+
+@Suite struct RedisURLDecodingTests {
+    @Test func malformedPercentEncodingIsKeptAsWritten() throws {
+        #expect(try RedisURL(parsing: "redis://:a%zzb@h").password == "a%zzb")
+        #expect(try RedisURL(parsing: "redis://:a%2Fb@h").password == "a/b")
+    }
+}

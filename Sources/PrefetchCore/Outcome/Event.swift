@@ -70,8 +70,13 @@ public enum Event {
         }
         w.field("duration_ms", Int((outcome.durationSeconds * 1000).rounded()))
         w.field("worker", worker)
-        w.field("time", (time * 1000).rounded() / 1000)
+        w.field("time", milliseconds(time))
         return w.finish()
+    }
+
+    /// Unix time rounded to the millisecond, as every record carries it.
+    private static func milliseconds(_ time: Double) -> Double {
+        (time * 1000).rounded() / 1000
     }
 
     /// The entry pushed onto the dead-letter list: the job as received and why it was refused.
@@ -80,7 +85,7 @@ public enum Event {
         w.field("job", rawJob)
         w.field("reason", reason)
         w.field("worker", worker)
-        w.field("time", (time * 1000).rounded() / 1000)
+        w.field("time", milliseconds(time))
         return w.finish()
     }
 
@@ -92,7 +97,7 @@ public enum Event {
         w.field("attempts", attempts)
         w.field("kind", failure.kind.rawValue)
         w.field("worker", worker)
-        w.field("time", (time * 1000).rounded() / 1000)
+        w.field("time", milliseconds(time))
         return w.finish()
     }
 }
